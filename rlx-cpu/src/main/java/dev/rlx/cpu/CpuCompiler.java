@@ -1,0 +1,130 @@
+package dev.rlx.cpu;
+
+import dev.rlx.cpu.kernels.Buf;
+import dev.rlx.cpu.kernels.Kernel;
+import dev.rlx.cpu.kernels.LowerContext;
+import dev.rlx.cpu.kernels.Parallel;
+import dev.rlx.ir.Graph;
+import dev.rlx.ir.Node;
+import dev.rlx.ir.Op;
+import dev.rlx.ir.Value;
+import dev.rlx.opt.MemoryPlan;
+import dev.rlx.opt.MemoryPlanner;
+import dev.rlx.runtime.CompileException;
+import dev.rlx.runtime.CompileOptions;
+import dev.rlx.runtime.OpRegistry;
+import dev.rlx.runtime.spi.CompileRequest;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Builds a {@link CpuExecutable}: allocates the arena, binds every value to its slice, copies constants in,
+ * and lowers each computing node to a kernel in schedule order.
+ */
+final class CpuCompiler implements LowerContext {
+    private final Arena arena = Arena.ofShared();
+    private final Map<Value, MemorySegment> slots = new HashMap<>();
+    private final Parallel parallel;
+    private final OpRegistry ops;
+    private final CompileOptions options;
+
+    private CpuCompiler(Parallel parallel, OpRegistry ops, CompileOptions options) {
+        this.parallel = parallel;
+        this.ops = ops;
+        this.options = options;
+    }
+
+    static CpuExecutable compile(CompileRequest req, Parallel parallel) {
+        CpuCompiler c = new CpuCompiler(parallel, req.ops(), req.options());
+        try {
+            return c.build(req.graph(), req.plan());
+        } catch (RuntimeException e) {
+            c.arena.close();
+            throw e;
+        }
+    }
+
+    private CpuExecutable build(Graph g, MemoryPlan plan) {
+        MemorySegment mem = arena.allocate(Math.max(1, plan.arenaBytes()), plan.alignment());
+        for (Map.Entry<Value, MemoryPlan.Slot> e : plan.slots().entrySet()) {
+            MemoryPlan.Slot s = e.getValue();
+            slots.put(e.getKey(), mem.asSlice(s.offset(), s.bytes()));
+        }
+        List<Kernel> kernels = new ArrayList<>();
+        for (Node n : g.nodes()) {
+            if (n.op() instanceof Op.Constant c) {
+                MemorySegment.copy(MemorySegment.ofArray(c.value().bytes()), 0, slots.get(n.output()), 0,
+                        c.value().byteLength());
+                continue;
+            }
+            if (n.outputs().size() == 1 && plan.slot(n.output()).view()) {
+                continue; // aliases its source: nothing to compute
+            }
+            Kernel k;
+            try {
+                k = CpuLowering.lower(n, this);
+            } catch (CompileException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                throw new CompileException("cpu: cannot build a kernel for node " + n.describe() + ": " + e.getMessage(), e);
+            }
+            if (k != null) {
+                kernels.add(k);
+            }
+        }
+        return new CpuExecutable(arena, plan.arenaBytes(), Map.copyOf(slots), kernels.toArray(Kernel[]::new));
+    }
+
+    @Override
+    public Buf buf(Value v) {
+        MemorySegment s = slots.get(v);
+        if (s == null) {
+            throw new IllegalStateException("no slot for " + v);
+        }
+        return new Buf(s, v.shape());
+    }
+
+    @Override
+    public Parallel parallel() {
+        return parallel;
+    }
+
+    @Override
+    public MemorySegment scratch(long bytes) {
+        return arena.allocate(Math.max(1, bytes), 64).asSlice(0, bytes);
+    }
+
+    @Override
+    public OpRegistry ops() {
+        return ops;
+    }
+
+    @Override
+    public SubProgram compile(Graph subgraph) {
+        Graph g = new dev.rlx.opt.DeadCodeElimination().apply(subgraph);
+        MemoryPlan plan = MemoryPlanner.plan(g, options.alignment());
+        CpuExecutable exe = new CpuCompiler(parallel, ops, options).build(g, plan);
+        List<Value> in = g.inputs();
+        List<Value> out = g.outputs();
+        return new SubProgram() {
+            @Override
+            public MemorySegment input(int i) {
+                return exe.hostSlot(in.get(i));
+            }
+
+            @Override
+            public MemorySegment output(int i) {
+                return exe.hostSlot(out.get(i));
+            }
+
+            @Override
+            public void run() {
+                exe.run();
+            }
+        };
+    }
+}

@@ -1,0 +1,66 @@
+package dev.rlx.cpu;
+
+import dev.rlx.cpu.kernels.Kernel;
+import dev.rlx.ir.Value;
+import dev.rlx.runtime.spi.Executable;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+
+/** A compiled CPU graph: the arena, each value's slice of it, and the kernel list {@link #run()} walks. */
+final class CpuExecutable implements Executable {
+    private final Arena arena;
+    private final long arenaBytes;
+    private final Map<Value, MemorySegment> slots;
+    private final Kernel[] kernels;
+
+    CpuExecutable(Arena arena, long arenaBytes, Map<Value, MemorySegment> slots, Kernel[] kernels) {
+        this.arena = arena;
+        this.arenaBytes = arenaBytes;
+        this.slots = slots;
+        this.kernels = kernels;
+    }
+
+    @Override
+    public void run() {
+        for (Kernel k : kernels) {
+            k.run();
+        }
+    }
+
+    @Override
+    public MemorySegment hostSlot(Value v) {
+        MemorySegment s = slots.get(v);
+        if (s == null) {
+            throw new IllegalArgumentException("value " + v + " has no slot in this executable");
+        }
+        return s;
+    }
+
+    @Override
+    public void write(Value v, MemorySegment src) {
+        MemorySegment dst = hostSlot(v);
+        MemorySegment.copy(src, 0, dst, 0, dst.byteSize());
+    }
+
+    @Override
+    public void read(Value v, MemorySegment dst) {
+        MemorySegment src = hostSlot(v);
+        MemorySegment.copy(src, 0, dst, 0, src.byteSize());
+    }
+
+    @Override
+    public int kernelCount() {
+        return kernels.length;
+    }
+
+    @Override
+    public long arenaBytes() {
+        return arenaBytes;
+    }
+
+    @Override
+    public void close() {
+        arena.close();
+    }
+}

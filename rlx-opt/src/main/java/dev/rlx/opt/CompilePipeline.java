@@ -1,0 +1,51 @@
+package dev.rlx.opt;
+
+import dev.rlx.ir.Graph;
+import dev.rlx.ir.GraphVerifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiConsumer;
+
+/**
+ * The ordered passes a graph goes through before a backend lowers it. The graph is verified before the
+ * first pass and after every pass, so a faulty rewrite is caught at the pass that made it.
+ */
+public final class CompilePipeline {
+    private final List<Pass> passes;
+
+    public CompilePipeline(List<Pass> passes) {
+        this.passes = List.copyOf(passes);
+    }
+
+    /** Dead-code elimination only (more passes arrive with the optimisation work). */
+    public static CompilePipeline standard() {
+        return new CompilePipeline(List.of(new DeadCodeElimination()));
+    }
+
+    public List<Pass> passes() {
+        return passes;
+    }
+
+    /** A pipeline with {@code pass} appended. */
+    public CompilePipeline then(Pass pass) {
+        List<Pass> p = new ArrayList<>(passes);
+        p.add(pass);
+        return new CompilePipeline(p);
+    }
+
+    /** Runs every pass; {@code afterEach} sees each pass and its result (for tracing). */
+    public Graph run(Graph g, BiConsumer<Pass, Graph> afterEach) {
+        GraphVerifier.verify(g);
+        Graph cur = g;
+        for (Pass p : passes) {
+            cur = p.apply(cur);
+            GraphVerifier.verify(cur);
+            afterEach.accept(p, cur);
+        }
+        return cur;
+    }
+
+    public Graph run(Graph g) {
+        return run(g, (p, r) -> { });
+    }
+}

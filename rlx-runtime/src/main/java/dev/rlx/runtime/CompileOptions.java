@@ -1,0 +1,38 @@
+package dev.rlx.runtime;
+
+/**
+ * Settings for one compilation. Immutable; start from {@link #defaults()} and use the {@code with...}
+ * methods.
+ *
+ * @param alignment         byte alignment of every buffer in the arena (a power of two; default 64, a cache
+ *                          line and an AVX-512 vector)
+ * @param threads           worker threads for backends that compute on host cores; 0 means the backend's
+ *                          default (the {@code RLX_THREADS} variable, else all cores)
+ * @param deadCodeElimination drop nodes no output depends on (default true)
+ */
+public record CompileOptions(int alignment, int threads, boolean deadCodeElimination) {
+    public CompileOptions {
+        if (alignment <= 0 || Integer.bitCount(alignment) != 1) {
+            throw new IllegalArgumentException("alignment must be a power of two but is " + alignment);
+        }
+        if (threads < 0) {
+            throw new IllegalArgumentException("threads must be >= 0 (0 = default) but is " + threads);
+        }
+    }
+
+    public static CompileOptions defaults() {
+        return new CompileOptions(64, 0, true);
+    }
+
+    public CompileOptions withAlignment(int a) {
+        return new CompileOptions(a, threads, deadCodeElimination);
+    }
+
+    public CompileOptions withThreads(int t) {
+        return new CompileOptions(alignment, t, deadCodeElimination);
+    }
+
+    public CompileOptions withDeadCodeElimination(boolean on) {
+        return new CompileOptions(alignment, threads, on);
+    }
+}

@@ -1,0 +1,94 @@
+package dev.rlx.runtime;
+
+import dev.rlx.ir.Attrs;
+import dev.rlx.ir.Graph;
+import dev.rlx.ir.Shape;
+import dev.rlx.ir.Value;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * Custom ops: a shape function per op name, and kernels per (name, device). Build nodes with
+ * {@link #apply}; a backend runs a {@code Custom} node only when a kernel is registered for its device.
+ *
+ * <pre>{@code
+ * OpRegistry.global().register("clip01", (in, a) -> List.of(in.get(0)), Device.CPU, (in, out, a) -> {
+ *     for (long i = 0; i < in.get(0).size(); i++) {
+ *         float v = in.get(0).data().getAtIndex(ValueLayout.JAVA_FLOAT, i);
+ *         out.get(0).data().setAtIndex(ValueLayout.JAVA_FLOAT, i, Math.min(1f, Math.max(0f, v)));
+ *     }
+ * });
+ * Value y = OpRegistry.global().apply(g, "clip01", Attrs.EMPTY, x).get(0);
+ * }</pre>
+ *
+ * Thread-safe. Registering a name again replaces the earlier entry (with a warning).
+ */
+public final class OpRegistry {
+    private static final System.Logger LOG = System.getLogger(OpRegistry.class.getName());
+    private static final OpRegistry GLOBAL = new OpRegistry();
+
+    private final Map<String, ShapeFunction> shapes = new HashMap<>();
+    private final Map<String, HostKernel> kernels = new HashMap<>();
+
+    public static OpRegistry global() {
+        return GLOBAL;
+    }
+
+    /** Declares custom op {@code name} with its shape function. */
+    public synchronized void define(String name, ShapeFunction shapeFunction) {
+        if (shapes.put(name, shapeFunction) != null) {
+            LOG.log(System.Logger.Level.WARNING, "custom op ''{0}'' redefined", name);
+        }
+    }
+
+    /** Registers the host kernel that runs {@code name} on {@code device}. */
+    public synchronized void registerKernel(String name, Device device, HostKernel kernel) {
+        if (kernels.put(key(name, device), kernel) != null) {
+            LOG.log(System.Logger.Level.WARNING, "kernel for custom op ''{0}'' on {1} replaced", name, device);
+        }
+    }
+
+    /** {@link #define} and {@link #registerKernel} in one call. */
+    public void register(String name, ShapeFunction shapeFunction, Device device, HostKernel kernel) {
+        define(name, shapeFunction);
+        registerKernel(name, device, kernel);
+    }
+
+    /** Removes the op's shape function and all its kernels. */
+    public synchronized void remove(String name) {
+        shapes.remove(name);
+        kernels.keySet().removeIf(k -> k.startsWith(name + "@"));
+    }
+
+    public synchronized Optional<HostKernel> kernel(String name, Device device) {
+        return Optional.ofNullable(kernels.get(key(name, device)));
+    }
+
+    public synchronized Optional<ShapeFunction> shapeFunction(String name) {
+        return Optional.ofNullable(shapes.get(name));
+    }
+
+    /** Names of defined ops, sorted. */
+    public synchronized List<String> names() {
+        return List.copyOf(new TreeSet<>(shapes.keySet()));
+    }
+
+    /**
+     * Appends custom op {@code name} to {@code g}, its output shapes from the registered shape function.
+     *
+     * @throws IllegalArgumentException when {@code name} is not defined
+     */
+    public List<Value> apply(Graph g, String name, Attrs attrs, Value... operands) {
+        ShapeFunction f = shapeFunction(name).orElseThrow(() -> new IllegalArgumentException(
+                "custom op '" + name + "' is not defined; call OpRegistry.define first (defined: " + names() + ")"));
+        List<Shape> in = java.util.Arrays.stream(operands).map(Value::shape).toList();
+        return g.custom(name, attrs, f.outputShapes(in, attrs), operands);
+    }
+
+    private static String key(String name, Device device) {
+        return name + "@" + device.name();
+    }
+}
