@@ -26,20 +26,21 @@ import java.util.Map;
  * and lowers each computing node to a kernel in schedule order.
  */
 final class CpuCompiler implements LowerContext {
-    private final Arena arena = Arena.ofShared();
+    private final Arena arena;
     private final Map<Value, MemorySegment> slots = new HashMap<>();
     private final Parallel parallel;
     private final OpRegistry ops;
     private final CompileOptions options;
 
-    private CpuCompiler(Parallel parallel, OpRegistry ops, CompileOptions options) {
+    private CpuCompiler(Arena arena, Parallel parallel, OpRegistry ops, CompileOptions options) {
+        this.arena = arena;
         this.parallel = parallel;
         this.ops = ops;
         this.options = options;
     }
 
     static CpuExecutable compile(CompileRequest req, Parallel parallel) {
-        CpuCompiler c = new CpuCompiler(parallel, req.ops(), req.options());
+        CpuCompiler c = new CpuCompiler(Arena.ofShared(), parallel, req.ops(), req.options());
         try {
             return c.build(req.graph(), req.plan());
         } catch (RuntimeException e) {
@@ -107,7 +108,8 @@ final class CpuCompiler implements LowerContext {
     public SubProgram compile(Graph subgraph) {
         Graph g = new dev.rlx.opt.DeadCodeElimination().apply(subgraph);
         MemoryPlan plan = MemoryPlanner.plan(g, options.alignment());
-        CpuExecutable exe = new CpuCompiler(parallel, ops, options).build(g, plan);
+        // Subgraphs allocate from the parent's arena, so closing the parent frees them too.
+        CpuExecutable exe = new CpuCompiler(arena, parallel, ops, options).build(g, plan);
         List<Value> in = g.inputs();
         List<Value> out = g.outputs();
         return new SubProgram() {
