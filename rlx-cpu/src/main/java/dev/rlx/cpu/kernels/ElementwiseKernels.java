@@ -10,10 +10,6 @@ import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
 import dev.rlx.ir.UnaryKind;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Unary, binary, compare, where and cast kernels. Operands are read through a {@link Walk}, so broadcasting
@@ -24,8 +20,6 @@ import jdk.incubator.vector.VectorSpecies;
 public final class ElementwiseKernels {
     private ElementwiseKernels() {}
 
-    private static final VectorSpecies<Float> F = VectorMath.F;
-    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     /** Elements per parallel work unit. */
     static final int CHUNK = 16 * 1024;
 
@@ -67,7 +61,7 @@ public final class ElementwiseKernels {
         return new Elementwise(w, ctx.parallel(), y, new Buf[] {a, b}) {
             @Override
             void row(long[] o, long[] s, int start, int len) {
-                if (y.dtype() == DType.F32 && k != BinaryKind.MOD) {
+                if (y.dtype() == DType.F32 && BinaryF32Loops.has(k)) {
                     binaryF32(k, a.seg(), o[1], s[1], b.seg(), o[2], s[2], y.seg(), o[0], len);
                     return;
                 }
@@ -195,68 +189,16 @@ public final class ElementwiseKernels {
 
     /** {@code y[yo + j] = op(x[xo + j*xs])}; vectorised when {@code xs == 1}. */
     static void unaryF32(UnaryKind k, MemorySegment x, long xo, long xs, MemorySegment y, long yo, int len) {
-        int j = 0;
-        if (xs == 1 && vectorizable(k)) {
-            int bound = F.loopBound(len);
-            for (; j < bound; j += F.length()) {
-                FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
-                unaryVector(k, v).intoMemorySegment(y, (yo + j) * 4, LE);
-            }
-        }
+        int j = xs == 1 ? UnaryF32Loops.run(k, x, xo, y, yo, len) : 0;
         for (; j < len; j++) {
             y.setAtIndex(JAVA_FLOAT, yo + j, (float) ScalarMath.unary(k, x.getAtIndex(JAVA_FLOAT, xo + j * xs)));
         }
     }
 
-    /** Kinds with a vector implementation; the rest take the scalar loop. */
-    static boolean vectorizable(UnaryKind k) {
-        return switch (k) {
-            case ROUND, FLOOR, CEIL, NOT -> false;
-            default -> true;
-        };
-    }
-
-    static FloatVector unaryVector(UnaryKind k, FloatVector v) {
-        return switch (k) {
-            case RELU -> v.max(0f);
-            case GELU -> VectorMath.gelu(v);
-            case GELU_TANH -> VectorMath.geluTanh(v);
-            case SILU -> v.mul(VectorMath.sigmoid(v));
-            case SIGMOID -> VectorMath.sigmoid(v);
-            case TANH -> v.lanewise(VectorOperators.TANH);
-            case EXP -> v.lanewise(VectorOperators.EXP);
-            case LOG -> v.lanewise(VectorOperators.LOG);
-            case SQRT -> v.sqrt();
-            case RSQRT -> FloatVector.broadcast(F, 1f).div(v.sqrt());
-            case RECIPROCAL -> FloatVector.broadcast(F, 1f).div(v);
-            case NEG -> v.neg();
-            case ABS -> v.abs();
-            case SIGN -> FloatVector.zero(F).blend(1f, v.compare(VectorOperators.GT, 0f))
-                    .blend(-1f, v.compare(VectorOperators.LT, 0f))
-                    .blend(v, v.compare(VectorOperators.EQ, 0f).or(v.test(VectorOperators.IS_NAN)));
-            case SIN -> v.lanewise(VectorOperators.SIN);
-            case COS -> v.lanewise(VectorOperators.COS);
-            case TAN -> v.lanewise(VectorOperators.TAN);
-            case ATAN -> v.lanewise(VectorOperators.ATAN);
-            case ERF -> VectorMath.erf(v);
-            case ROUND, FLOOR, CEIL, NOT -> throw new IllegalStateException(k + " has no vector form");
-        };
-    }
-
     /** {@code y = op(a, b)} over a row; vectorised when each operand is contiguous or a broadcast scalar. */
     static void binaryF32(BinaryKind k, MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs,
                           MemorySegment y, long yo, int len) {
-        int j = 0;
-        if ((as == 0 || as == 1) && (bs == 0 || bs == 1)) {
-            int bound = F.loopBound(len);
-            FloatVector av = as == 0 ? FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT, ao)) : null;
-            FloatVector bv = bs == 0 ? FloatVector.broadcast(F, b.getAtIndex(JAVA_FLOAT, bo)) : null;
-            for (; j < bound; j += F.length()) {
-                FloatVector x = as == 0 ? av : FloatVector.fromMemorySegment(F, a, (ao + j) * 4, LE);
-                FloatVector z = bs == 0 ? bv : FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE);
-                binaryVector(k, x, z).intoMemorySegment(y, (yo + j) * 4, LE);
-            }
-        }
+        int j = BinaryF32Loops.run(k, a, ao, as, b, bo, bs, y, yo, len);
         for (; j < len; j++) {
             float x = a.getAtIndex(JAVA_FLOAT, ao + j * as);
             float z = b.getAtIndex(JAVA_FLOAT, bo + j * bs);
@@ -273,19 +215,6 @@ public final class ElementwiseKernels {
             case MAX -> Math.max(a, b);
             case MIN -> Math.min(a, b);
             default -> (float) ScalarMath.binary(k, a, b);
-        };
-    }
-
-    static FloatVector binaryVector(BinaryKind k, FloatVector a, FloatVector b) {
-        return switch (k) {
-            case ADD -> a.add(b);
-            case SUB -> a.sub(b);
-            case MUL -> a.mul(b);
-            case DIV -> a.div(b);
-            case MAX -> a.max(b);
-            case MIN -> a.min(b);
-            case POW -> a.pow(b);
-            default -> throw new IllegalStateException(k + " has no f32 vector form");
         };
     }
 

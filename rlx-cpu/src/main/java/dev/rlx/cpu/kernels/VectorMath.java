@@ -65,6 +65,17 @@ public final class VectorMath {
         return x.mul(0.5f).mul(inner.lanewise(VectorOperators.TANH).add(1f));
     }
 
+    public static FloatVector silu(FloatVector x) {
+        return x.div(x.neg().lanewise(VectorOperators.EXP).add(1f));
+    }
+
+    /** -1, 0 or 1 by sign; zeros (keeping their sign) and NaN pass through. */
+    public static FloatVector sign(FloatVector v) {
+        return FloatVector.zero(F).blend(1f, v.compare(VectorOperators.GT, 0f))
+                .blend(-1f, v.compare(VectorOperators.LT, 0f))
+                .blend(v, v.compare(VectorOperators.EQ, 0f).or(v.test(VectorOperators.IS_NAN)));
+    }
+
     public static float sigmoid(float x) {
         return 1f / (1f + (float) Math.exp(-x));
     }

@@ -1,0 +1,171 @@
+package dev.rlx.cpu.kernels;
+
+import dev.rlx.ir.UnaryKind;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The contiguous f32 vector loop of each unary function, one small method per function. The JIT compiles
+ * each loop on its own with the vector expression inlined, so no vector is boxed; a shared loop that
+ * dispatched per chunk (or one method holding every loop) outgrows the inlining budget and allocates a
+ * vector object per chunk. Only segments and offsets cross method boundaries here.
+ */
+final class UnaryF32Loops {
+    private UnaryF32Loops() {}
+
+    private static final VectorSpecies<Float> F = VectorMath.F;
+    private static final int W = F.length();
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+
+    private static FloatVector load(MemorySegment x, long i) {
+        return FloatVector.fromMemorySegment(F, x, i * 4, LE);
+    }
+
+    /**
+     * Applies {@code k} to {@code x[xo..]} into {@code y[yo..]} for the whole vectors in {@code len}; returns
+     * how many elements were done (the caller finishes the tail), 0 for kinds with no vector form.
+     */
+    static int run(UnaryKind k, MemorySegment x, long xo, MemorySegment y, long yo, int len) {
+        int n = F.loopBound(len);
+        switch (k) {
+            case RELU -> relu(x, xo, y, yo, n);
+            case GELU -> gelu(x, xo, y, yo, n);
+            case GELU_TANH -> geluTanh(x, xo, y, yo, n);
+            case SILU -> silu(x, xo, y, yo, n);
+            case SIGMOID -> sigmoid(x, xo, y, yo, n);
+            case TANH -> tanh(x, xo, y, yo, n);
+            case EXP -> exp(x, xo, y, yo, n);
+            case LOG -> log(x, xo, y, yo, n);
+            case SQRT -> sqrt(x, xo, y, yo, n);
+            case RSQRT -> rsqrt(x, xo, y, yo, n);
+            case RECIPROCAL -> reciprocal(x, xo, y, yo, n);
+            case NEG -> neg(x, xo, y, yo, n);
+            case ABS -> abs(x, xo, y, yo, n);
+            case SIGN -> sign(x, xo, y, yo, n);
+            case SIN -> sin(x, xo, y, yo, n);
+            case COS -> cos(x, xo, y, yo, n);
+            case TAN -> tan(x, xo, y, yo, n);
+            case ATAN -> atan(x, xo, y, yo, n);
+            case ERF -> erf(x, xo, y, yo, n);
+            case ROUND, FLOOR, CEIL, NOT -> n = 0; // scalar only
+        }
+        return n;
+    }
+
+    private static void relu(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            load(x, xo + j).max(0f).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void gelu(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            VectorMath.gelu(load(x, xo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void geluTanh(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            VectorMath.geluTanh(load(x, xo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void silu(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            VectorMath.silu(load(x, xo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void sigmoid(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            VectorMath.sigmoid(load(x, xo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void tanh(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            load(x, xo + j).lanewise(VectorOperators.TANH).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void exp(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            load(x, xo + j).lanewise(VectorOperators.EXP).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void log(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            load(x, xo + j).lanewise(VectorOperators.LOG).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void sqrt(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            load(x, xo + j).sqrt().intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void rsqrt(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            FloatVector.broadcast(F, 1f).div(load(x, xo + j).sqrt()).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void reciprocal(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            FloatVector.broadcast(F, 1f).div(load(x, xo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void neg(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            load(x, xo + j).neg().intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void abs(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            load(x, xo + j).abs().intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void sign(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            VectorMath.sign(load(x, xo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void sin(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            load(x, xo + j).lanewise(VectorOperators.SIN).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void cos(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            load(x, xo + j).lanewise(VectorOperators.COS).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void tan(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            load(x, xo + j).lanewise(VectorOperators.TAN).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void atan(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            load(x, xo + j).lanewise(VectorOperators.ATAN).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    private static void erf(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        for (int j = 0; j < n; j += W) {
+            VectorMath.erf(load(x, xo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+}
