@@ -59,7 +59,7 @@ final class ConvKernel implements Kernel, RangeTask {
         this.bias = n.inputs().size() == 3 ? ctx.in(n, 2).seg() : null;
         this.y = yb.seg();
         this.f32 = xb.dtype() == DType.F32;
-        TapMap[] maps = TapMap.threeDims(transposed, spatial(xs), spatial(ys), spatial(ws), strides, pads, dilations);
+        TapMap[] maps = TapMap.threeDims(transposed, TapMap.spatial(xs), TapMap.spatial(ys), TapMap.spatial(ws), strides, pads, dilations);
         this.dMap = maps[0];
         this.hMap = maps[1];
         this.wMap = maps[2];
@@ -100,14 +100,6 @@ final class ConvKernel implements Kernel, RangeTask {
             return Kernels.NONE;
         }
         return new ConvKernel(n, ctx, transposed, strides, pads, dilations, groups);
-    }
-
-    private static int[] spatial(Shape s) {
-        int[] d = new int[s.rank() - 2];
-        for (int i = 0; i < d.length; i++) {
-            d[i] = s.dim(i + 2);
-        }
-        return d;
     }
 
     @Override
@@ -167,12 +159,16 @@ final class ConvKernel implements Kernel, RangeTask {
             if (f32) {
                 FloatRows.axpy(w.getAtIndex(JAVA_FLOAT, wTap + kw), x, xo, xs, y, ro, ys, len);
             } else {
-                double a = w.getAtIndex(JAVA_DOUBLE, wTap + kw);
-                for (int i = 0; i < len; i++) {
-                    long yi = ro + i * ys;
-                    y.setAtIndex(JAVA_DOUBLE, yi, y.getAtIndex(JAVA_DOUBLE, yi) + a * x.getAtIndex(JAVA_DOUBLE, xo + i * xs));
-                }
+                axpyF64(w.getAtIndex(JAVA_DOUBLE, wTap + kw), xo, xs, ro, ys, len);
             }
+        }
+    }
+
+    /** {@code y[yo + i*ys] += a * x[xo + i*xs]}, the f64 twin of {@link FloatRows#axpy}. */
+    private void axpyF64(double a, long xo, long xs, long yo, long ys, int n) {
+        for (int i = 0; i < n; i++) {
+            long yi = yo + i * ys;
+            y.setAtIndex(JAVA_DOUBLE, yi, y.getAtIndex(JAVA_DOUBLE, yi) + a * x.getAtIndex(JAVA_DOUBLE, xo + i * xs));
         }
     }
 

@@ -3,9 +3,7 @@ package dev.rlx.cpu.kernels;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
-import dev.rlx.ir.Shape;
 import java.lang.foreign.MemorySegment;
-import java.util.List;
 
 /**
  * Max and average pooling ({@link Op.Pool}) over 1 to 3 spatial dims (fewer run as 3-d), any float dtype,
@@ -43,8 +41,8 @@ final class PoolKernel implements Kernel, RangeTask {
         this.y = yb.seg();
         this.dtype = xb.dtype();
         this.max = p.op() == Op.Pool.Kind.MAX;
-        int[] in = spatial(xb.shape());
-        int[] out = spatial(yb.shape());
+        int[] in = TapMap.spatial(xb.shape());
+        int[] out = TapMap.spatial(yb.shape());
         int[] kernel = p.kernel().stream().mapToInt(Integer::intValue).toArray();
         TapMap[] maps = TapMap.threeDims(false, in, out, kernel, p.strides(), p.pads(), p.dilations());
         this.dMap = maps[0];
@@ -53,8 +51,14 @@ final class PoolKernel implements Kernel, RangeTask {
         int[][] div = new int[3][];
         for (int d = 0; d < 3; d++) {
             int j = d - (3 - in.length); // the op's spatial dim, or negative for a padding dim
-            div[d] = j >= 0 && p.countIncludePad() ? paddedTaps(maps[d], p.strides().get(j), p.pads(), j, in.length,
-                    p.dilations().get(j)) : validTaps(maps[d]);
+            TapMap counted = maps[d];
+            if (j >= 0 && p.countIncludePad()) {
+                // cells of the padded input [-padBegin, in + padEnd) are the cells the same windows cover of an
+                // input that includes the padding
+                counted = TapMap.forward(in[j] + p.pads().get(j) + p.pads().get(j + in.length), out[j], kernel[j],
+                        p.strides().get(j), 0, p.dilations().get(j));
+            }
+            div[d] = validTaps(counted);
         }
         this.dDiv = div[0];
         this.hDiv = div[1];
@@ -69,32 +73,10 @@ final class PoolKernel implements Kernel, RangeTask {
         return ctx.out(n, 0).size() == 0 ? Kernels.NONE : new PoolKernel(n, ctx);
     }
 
-    private static int[] spatial(Shape s) {
-        int[] d = new int[s.rank() - 2];
-        for (int i = 0; i < d.length; i++) {
-            d[i] = s.dim(i + 2);
-        }
-        return d;
-    }
-
     private static int[] validTaps(TapMap m) {
         int[] c = new int[m.out];
         for (int o = 0; o < m.out; o++) {
             c[o] = m.validTaps(o);
-        }
-        return c;
-    }
-
-    /** Per output position of spatial dim j, the taps inside {@code [-padBegin, in + padEnd)}. */
-    private static int[] paddedTaps(TapMap m, int stride, List<Integer> pads, int j, int spatialRank, int dilation) {
-        int begin = pads.get(j);
-        int end = m.in + pads.get(j + spatialRank);
-        int[] c = new int[m.out];
-        for (int o = 0; o < m.out; o++) {
-            for (int t = 0; t < m.taps; t++) {
-                int pos = o * stride - begin + t * dilation;
-                c[o] += pos >= -begin && pos < end ? 1 : 0;
-            }
         }
         return c;
     }

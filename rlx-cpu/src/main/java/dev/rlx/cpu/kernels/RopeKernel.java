@@ -74,10 +74,10 @@ final class RopeKernel implements Kernel, RangeTask {
             int s = (row / heads) % seq;
             int b = row / heads / seq;
             long xo = xv.offset(b, s, h);
-            long to0 = b * tableBatchStride + (long) s * half;
-            int done = vectorF32 ? rotateHalfF32(xo, to0) : 0;
+            long tableRow = b * tableBatchStride + (long) s * half;
+            int done = vectorF32 ? rotateHalfF32(xo, tableRow) : 0;
             for (int i = done; i < half; i++) {
-                rotatePair(xo + (long) i * step, to0 + i);
+                rotatePair(xo + (long) i * step, tableRow + i);
             }
             if (rotaryDim < headDim) {
                 long bytes = dtype.byteSize();
@@ -97,13 +97,13 @@ final class RopeKernel implements Kernel, RangeTask {
     }
 
     /** Rotate-half over whole vectors of pairs; returns how many pairs it did (the rest is the scalar tail). */
-    private int rotateHalfF32(long xo, long to0) {
+    private int rotateHalfF32(long xo, long tableRow) {
         int bound = F.loopBound(half);
         for (int i = 0; i < bound; i += F.length()) {
             FloatVector a = FloatVector.fromMemorySegment(F, x, (xo + i) * 4, LE);
             FloatVector b = FloatVector.fromMemorySegment(F, x, (xo + half + i) * 4, LE);
-            FloatVector c = FloatVector.fromMemorySegment(F, cos, (to0 + i) * 4, LE);
-            FloatVector s = FloatVector.fromMemorySegment(F, sin, (to0 + i) * 4, LE);
+            FloatVector c = FloatVector.fromMemorySegment(F, cos, (tableRow + i) * 4, LE);
+            FloatVector s = FloatVector.fromMemorySegment(F, sin, (tableRow + i) * 4, LE);
             a.mul(c).sub(b.mul(s)).intoMemorySegment(y, (xo + i) * 4, LE);
             b.mul(c).add(a.mul(s)).intoMemorySegment(y, (xo + half + i) * 4, LE);
         }

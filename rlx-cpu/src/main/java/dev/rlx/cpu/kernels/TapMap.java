@@ -1,5 +1,6 @@
 package dev.rlx.cpu.kernels;
 
+import dev.rlx.ir.Shape;
 import java.util.List;
 
 /**
@@ -91,6 +92,15 @@ final class TapMap {
             }
         }
         return maps;
+    }
+
+    /** The spatial dims of an {@code [N, C, *spatial]} shape. */
+    static int[] spatial(Shape s) {
+        int[] d = new int[s.rank() - 2];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = s.dim(i + 2);
+        }
+        return d;
     }
 
     /** The input position output {@code o}, tap {@code t} reads, or -1. */
