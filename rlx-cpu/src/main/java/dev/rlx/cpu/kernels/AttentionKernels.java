@@ -1,17 +1,18 @@
 package dev.rlx.cpu.kernels;
 
 import dev.rlx.ir.Node;
-import dev.rlx.runtime.CompileException;
 
 /** Scaled dot-product attention and rotary position embedding. */
 public final class AttentionKernels {
     private AttentionKernels() {}
 
+    /** See {@link AttentionKernel}. */
     public static Kernel attention(Node n, LowerContext ctx) {
-        throw new CompileException("cpu: attention is not implemented yet (node " + n.describe() + ")");
+        return AttentionKernel.of(n, ctx);
     }
 
+    /** See {@link RopeKernel}. */
     public static Kernel rope(Node n, LowerContext ctx) {
-        throw new CompileException("cpu: rope is not implemented yet (node " + n.describe() + ")");
+        return RopeKernel.of(n, ctx);
     }
 }

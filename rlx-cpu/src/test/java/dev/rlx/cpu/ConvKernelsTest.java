@@ -1,0 +1,200 @@
+package dev.rlx.cpu;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.rlx.cpu.testing.Close;
+import dev.rlx.cpu.testing.NnReference;
+import dev.rlx.cpu.testing.Ref;
+import dev.rlx.cpu.testing.Runner;
+import dev.rlx.ir.DType;
+import dev.rlx.ir.Graph;
+import dev.rlx.ir.Op;
+import dev.rlx.ir.Shape;
+import dev.rlx.ir.Value;
+import dev.rlx.runtime.CompileException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The CPU conv and transposed-conv kernels against {@link NnReference} on random data. */
+class ConvKernelsTest {
+    /**
+     * f32: each output sums at most ~110 products of values in [-1, 1), accumulated in f32, so rounding stays
+     * near 1e-6; an indexing mistake shows up at the 1e-1 level.
+     */
+    private static final double F32_ATOL = 1e-5;
+    private static final double F32_RTOL = 1e-4;
+    /** f64 accumulates in double, in a different order than the reference. */
+    private static final double F64_ATOL = 1e-12;
+
+    private static void checkConv(Op.Conv spec, DType dt, boolean withBias, int[] xDims, int[] wDims, long seed) {
+        Random r = new Random(seed);
+        Ref x = Ref.random(r, -1, 1, xDims);
+        Ref w = Ref.random(r, -1, 1, wDims);
+        Ref b = withBias ? Ref.random(r, -1, 1, wDims[0]) : null;
+        Graph g = new Graph("conv");
+        Value xv = g.input("x", Shape.of(dt, xDims));
+        Value wv = g.input("w", Shape.of(dt, wDims));
+        Value bv = withBias ? g.input("b", Shape.of(dt, wDims[0])) : null;
+        g.setOutputs(g.conv(xv, wv, bv, spec));
+        double[] out = Runner.run(g, feeds(x, w, b)).get(0);
+        assertClose(NnReference.conv(x, w, b, spec), out, dt, "conv " + spec);
+    }
+
+    private static void checkConvTranspose(Op.ConvTranspose spec, DType dt, boolean withBias, int[] xDims, int[] wDims,
+                                           long seed) {
+        Random r = new Random(seed);
+        Ref x = Ref.random(r, -1, 1, xDims);
+        Ref w = Ref.random(r, -1, 1, wDims);
+        Ref b = withBias ? Ref.random(r, -1, 1, wDims[1] * spec.groups()) : null;
+        Graph g = new Graph("conv_transpose");
+        Value xv = g.input("x", Shape.of(dt, xDims));
+        Value wv = g.input("w", Shape.of(dt, wDims));
+        Value bv = withBias ? g.input("b", Shape.of(dt, wDims[1] * spec.groups())) : null;
+        g.setOutputs(g.convTranspose(xv, wv, bv, spec));
+        double[] out = Runner.run(g, feeds(x, w, b)).get(0);
+        assertClose(NnReference.convTranspose(x, w, b, spec), out, dt, "conv_transpose " + spec);
+    }
+
+    private static Map<String, Object> feeds(Ref x, Ref w, Ref b) {
+        Map<String, Object> m = new HashMap<>();
+        m.put("x", x.data());
+        m.put("w", w.data());
+        if (b != null) {
+            m.put("b", b.data());
+        }
+        return m;
+    }
+
+    private static void assertClose(Ref expected, double[] actual, DType dt, String what) {
+        boolean f32 = dt == DType.F32;
+        Close.assertClose(expected.data(), actual, f32 ? F32_ATOL : F64_ATOL, f32 ? F32_RTOL : 0, what + " " + dt);
+    }
+
+    private static int[] dims(int... d) {
+        return d;
+    }
+
+    // ---------------------------------------------------------------- conv
+
+    @Test
+    void conv_1dStrideAsymmetricPadsBias() {
+        checkConv(Op.Conv.of(1).withStrides(2).withPads(1, 2), DType.F32, true, dims(2, 3, 11), dims(4, 3, 3), 1);
+    }
+
+    @Test
+    void conv_1dDilationNoBias() {
+        checkConv(Op.Conv.of(1).withDilations(2).withPads(2), DType.F32, false, dims(2, 3, 13), dims(2, 3, 3), 2);
+    }
+
+    @Test
+    void conv_2dSamePaddingBias() {
+        // width 37, stride 1: whole-vector runs plus scalar tails
+        checkConv(Op.Conv.of(2).withPads(1, 1), DType.F32, true, dims(2, 3, 9, 37), dims(5, 3, 3, 3), 3);
+    }
+
+    @Test
+    void conv_2dStrideAsymmetricPads() {
+        // pads: begins (h=1, w=0) then ends (h=2, w=1)
+        checkConv(Op.Conv.of(2).withStrides(2, 3).withPads(1, 0, 2, 1), DType.F32, true, dims(2, 2, 10, 11),
+                dims(3, 2, 3, 4), 4);
+    }
+
+    @Test
+    void conv_2dDilation() {
+        checkConv(Op.Conv.of(2).withDilations(2, 3).withPads(2, 3), DType.F32, false, dims(1, 2, 9, 12),
+                dims(3, 2, 3, 3), 5);
+    }
+
+    @Test
+    void conv_2dGroups() {
+        checkConv(Op.Conv.of(2).withGroups(2).withPads(1, 1).withStrides(1, 2), DType.F32, true, dims(2, 4, 7, 9),
+                dims(6, 2, 3, 3), 6);
+    }
+
+    @Test
+    void conv_2dDepthwise() {
+        checkConv(Op.Conv.of(2).withGroups(4).withPads(1, 1).withStrides(2, 2), DType.F32, true, dims(2, 4, 9, 8),
+                dims(4, 1, 3, 3), 7);
+    }
+
+    @Test
+    void conv_2dPointwise() {
+        checkConv(Op.Conv.of(2), DType.F32, true, dims(2, 5, 4, 6), dims(3, 5, 1, 1), 8);
+    }
+
+    @Test
+    void conv_3d() {
+        checkConv(Op.Conv.of(3).withStrides(1, 2, 1).withPads(1, 0, 1, 0, 1, 2).withDilations(1, 1, 2), DType.F32, true,
+                dims(2, 2, 5, 6, 7), dims(3, 2, 2, 3, 3), 9);
+    }
+
+    @Test
+    void conv_manyRowsRunParallel() {
+        checkConv(Op.Conv.of(2).withPads(1, 1), DType.F32, true, dims(2, 4, 24, 24), dims(8, 4, 3, 3), 10);
+    }
+
+    @Test
+    void conv_f64() {
+        checkConv(Op.Conv.of(2).withStrides(2, 1).withPads(1, 0, 0, 2).withDilations(1, 2).withGroups(2), DType.F64,
+                true, dims(2, 4, 8, 9), dims(4, 2, 3, 3), 11);
+        checkConv(Op.Conv.of(1).withPads(1), DType.F64, false, dims(1, 2, 7), dims(3, 2, 3), 12);
+    }
+
+    @Test
+    void conv_f16Rejected() {
+        Graph g = new Graph("conv");
+        Value x = g.input("x", Shape.of(DType.F16, 1, 1, 4, 4));
+        Value w = g.input("w", Shape.of(DType.F16, 1, 1, 3, 3));
+        g.setOutputs(g.conv(x, w, null, Op.Conv.of(2)));
+        CompileException e = assertThrows(CompileException.class, () -> Runner.run(g, Map.of()));
+        assertTrue(e.getMessage().contains("F16"), e.getMessage());
+    }
+
+    // ---------------------------------------------------------------- conv transpose
+
+    @Test
+    void convTranspose_1dStridePadOutputPaddingBias() {
+        checkConvTranspose(Op.ConvTranspose.of(1).withStrides(2).withPads(1, 0).withOutputPadding(1), DType.F32, true,
+                dims(2, 3, 5), dims(3, 2, 3), 20);
+    }
+
+    @Test
+    void convTranspose_2dStrideOne() {
+        // stride 1: contiguous runs on both sides (vector path), width 35 for tails
+        checkConvTranspose(Op.ConvTranspose.of(2).withPads(1, 1), DType.F32, true, dims(2, 3, 6, 35), dims(3, 4, 3, 3),
+                21);
+    }
+
+    @Test
+    void convTranspose_2dStridePadsOutputPadding() {
+        checkConvTranspose(Op.ConvTranspose.of(2).withStrides(2, 3).withPads(1, 0, 0, 2).withOutputPadding(1, 2),
+                DType.F32, true, dims(2, 2, 4, 5), dims(2, 3, 3, 4), 22);
+    }
+
+    @Test
+    void convTranspose_2dDilation() {
+        checkConvTranspose(Op.ConvTranspose.of(2).withStrides(2, 2).withDilations(2, 3).withPads(1, 2), DType.F32,
+                false, dims(1, 2, 5, 4), dims(2, 2, 3, 2), 23);
+    }
+
+    @Test
+    void convTranspose_2dGroups() {
+        checkConvTranspose(Op.ConvTranspose.of(2).withGroups(2).withStrides(2, 2).withPads(1, 1), DType.F32, true,
+                dims(2, 4, 5, 5), dims(4, 3, 3, 3), 24);
+    }
+
+    @Test
+    void convTranspose_3d() {
+        checkConvTranspose(Op.ConvTranspose.of(3).withStrides(2, 1, 2).withPads(0, 1, 1, 1, 0, 0)
+                .withOutputPadding(1, 0, 1), DType.F32, true, dims(1, 2, 3, 4, 3), dims(2, 2, 2, 3, 2), 25);
+    }
+
+    @Test
+    void convTranspose_f64() {
+        checkConvTranspose(Op.ConvTranspose.of(2).withStrides(2, 2).withPads(1, 0, 0, 1).withOutputPadding(1, 1)
+                .withGroups(2), DType.F64, true, dims(2, 4, 4, 3), dims(4, 2, 3, 3), 26);
+    }
+}
