@@ -103,7 +103,9 @@ public final class SafetensorsLoader implements WeightLoader {
             throw new WeightFormatException(path + ": header is not valid JSON: " + e.getMessage(), e);
         }
 
+        // Empty tensors occupy no bytes, so they overlap nothing (writers give them the next tensor's begin).
         List<String> byOffset = new ArrayList<>(offsets.keySet());
+        byOffset.removeIf(n -> offsets.get(n)[0] == offsets.get(n)[1]);
         byOffset.sort(Comparator.comparingLong(n -> offsets.get(n)[0]));
         for (int i = 1; i < byOffset.size(); i++) {
             long[] prev = offsets.get(byOffset.get(i - 1));
