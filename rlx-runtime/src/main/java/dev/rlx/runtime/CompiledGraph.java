@@ -185,27 +185,34 @@ public final class CompiledGraph implements AutoCloseable {
         open();
         for (Binding b : all) {
             if (!b.isSet) {
-                throw new BindingException(graphName() + ": " + b.kind + " '" + b.name + "' " + b.shape
-                        + " has not been set (call set" + (b.kind.equals("input") ? "Input" : "Param") + ")");
+                throw unset(b);
             }
         }
         exe.run();
     }
 
+    private BindingException unset(Binding b) {
+        return new BindingException(graphName() + ": " + b.kind + " '" + b.name + "' " + b.shape
+                + " has not been set (call set" + (b.kind.equals("input") ? "Input" : "Param") + ")");
+    }
+
     /**
-     * Convenience: sets the given inputs (all validated before any is written), runs, and returns output 0
-     * as a new array. Inputs not in the map keep their previous values.
+     * Convenience: sets the given inputs, runs, and returns output 0 as a new array. Inputs not in the map
+     * keep their previous values. Every entry, and that every input and param is then set, is checked before
+     * anything is written, so a rejected call changes nothing.
      */
     public float[] run(Map<String, float[]> in) {
         open();
         Map<Binding, float[]> checked = new HashMap<>();
         for (Map.Entry<String, float[]> e : in.entrySet()) {
             Binding b = input(e.getKey());
-            if (!b.shape.dtype().isFloat() || e.getValue().length != b.shape.elementCount()) {
-                throw new BindingException("input '" + b.name + "' " + b.shape + " (" + b.shape.elementCount()
-                        + " elements) was given " + e.getValue().length + " float values");
-            }
+            b.check(e.getValue());
             checked.put(b, e.getValue());
+        }
+        for (Binding b : all) {
+            if (!b.isSet && !checked.containsKey(b)) {
+                throw unset(b);
+            }
         }
         checked.forEach(Binding::set);
         run();
