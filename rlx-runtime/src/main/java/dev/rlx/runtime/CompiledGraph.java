@@ -65,16 +65,18 @@ public final class CompiledGraph implements AutoCloseable {
         outputs = new TensorView[graph.outputs().size()];
         for (int i = 0; i < outputs.length; i++) {
             Value v = graph.outputs().get(i);
-            outputs[i] = new TensorView("output " + i, v.shape(), exe, v);
+            outputs[i] = new TensorView("output " + i, v.shape(), exe, v, this::open);
         }
     }
 
     public Device device() {
+        open();
         return device;
     }
 
     /** The graph as compiled (after optimisation passes). */
     public Graph graph() {
+        open();
         return graph;
     }
 
@@ -221,6 +223,7 @@ public final class CompiledGraph implements AutoCloseable {
 
     /** Output {@code i} of the last run, as a view created at compile time. */
     public TensorView output(int i) {
+        open();
         if (i < 0 || i >= outputs.length) {
             throw new BindingException(graphName() + " has " + outputs.length + " output" + (outputs.length == 1 ? "" : "s")
                     + "; there is no output " + i);
@@ -229,48 +232,58 @@ public final class CompiledGraph implements AutoCloseable {
     }
 
     public int outputCount() {
+        open();
         return outputs.length;
     }
 
     public List<TensorView> outputs() {
+        open();
         return List.of(outputs);
     }
 
     // ---------------------------------------------------------------- metadata
 
     public List<String> inputNames() {
+        open();
         return List.copyOf(inputs.keySet());
     }
 
     public List<String> paramNames() {
+        open();
         return List.copyOf(params.keySet());
     }
 
     public Shape inputShape(String name) {
+        open();
         return input(name).shape;
     }
 
     public Shape paramShape(String name) {
+        open();
         return param(name).shape;
     }
 
     /** Bytes of the arena: every input, param, constant, intermediate and output, with reuse. */
     public long arenaBytes() {
+        open();
         return plan.arenaBytes();
     }
 
     /** What the arena would take with no buffer reuse. */
     public long unsharedBytes() {
+        open();
         return plan.unsharedBytes();
     }
 
     /** Kernels run per call. */
     public int kernelCount() {
+        open();
         return exe.kernelCount();
     }
 
     /** The memory plan as text: one line per buffer, then totals. */
     public String memoryReport() {
+        open();
         return plan.report();
     }
 
@@ -290,7 +303,10 @@ public final class CompiledGraph implements AutoCloseable {
         }
     }
 
-    /** Releases the arena and kernels. Further calls throw {@link IllegalStateException}. */
+    /**
+     * Releases the arena and kernels. Further calls (here and on its output views; {@code close} excepted)
+     * throw {@link IllegalStateException}.
+     */
     @Override
     public void close() {
         if (!closed) {
