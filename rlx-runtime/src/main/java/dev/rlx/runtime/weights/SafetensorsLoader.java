@@ -85,12 +85,14 @@ public final class SafetensorsLoader implements WeightLoader {
         Map<String, String> metadata = new LinkedHashMap<>();
         try (JsonParser p = JSON.createParser(new String(header, StandardCharsets.UTF_8))) {
             expect(path, p, p.nextToken(), JsonToken.START_OBJECT, "the header");
+            boolean sawMetadata = false;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
-                if (shapes.containsKey(name) || (name.equals("__metadata__") && !metadata.isEmpty())) {
+                if (shapes.containsKey(name) || (name.equals("__metadata__") && sawMetadata)) {
                     throw new WeightFormatException(path + ": tensor '" + name + "' appears twice in the header");
                 }
                 if (name.equals("__metadata__")) {
+                    sawMetadata = true;
                     readMetadata(path, p, metadata);
                 } else {
                     readEntry(path, p, name, shapes, offsets, dataSize);
