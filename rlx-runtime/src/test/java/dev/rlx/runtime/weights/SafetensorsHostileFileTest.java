@@ -143,6 +143,8 @@ class SafetensorsHostileFileTest {
                 Arguments.of("{\"__metadata__\":{\"k\":{\"deep\":\"x\"}}}", 0, new String[] {"__metadata__.k"}),
                 Arguments.of("{\"__metadata__\":\"x\"}", 0, new String[] {"__metadata__"}),
                 Arguments.of("{\"__metadata__\":{\"a\":\"1\"},\"__metadata__\":{\"b\":\"2\"}}", 0,
+                        new String[] {"'__metadata__' appears twice"}),
+                Arguments.of("{\"__metadata__\":{},\"__metadata__\":{\"b\":\"2\"}}", 0,
                         new String[] {"'__metadata__' appears twice"}));
     }
 
@@ -150,6 +152,12 @@ class SafetensorsHostileFileTest {
     @MethodSource("hostileHeaders")
     void open_hostileHeader_isAWeightFormatException(String header, int dataBytes, String[] parts) throws IOException {
         rejected(SafetensorsFiles.file(header, dataBytes), parts);
+    }
+
+    @Test
+    void open_directory_isAWeightFormatExceptionNamingIt() {
+        WeightFormatException e = assertThrows(WeightFormatException.class, () -> SafetensorsLoader.open(dir).close());
+        assertTrue(e.getMessage().contains(dir.toString()), e.getMessage());
     }
 
     @Test
