@@ -31,6 +31,7 @@ final class FakeBackend implements Backend {
     private final boolean staged;
     final AtomicInteger compileCalls = new AtomicInteger();
     final List<FakeExecutable> executables = new CopyOnWriteArrayList<>();
+    volatile CompileRequest lastRequest;
     volatile boolean closed;
 
     FakeBackend(Device device, Set<OpKind> supported, boolean staged) {
@@ -87,6 +88,7 @@ final class FakeBackend implements Backend {
     @Override
     public Executable compile(CompileRequest request) {
         compileCalls.incrementAndGet();
+        lastRequest = request;
         FakeExecutable exe = new FakeExecutable(request.graph(), request.plan(), staged);
         executables.add(exe);
         return exe;
