@@ -31,6 +31,9 @@ public final class MemoryPlanner {
             return 0;
         }
         if (n.op() instanceof Op.Slice s && s.step() == 1) {
+            if (s.length() == 0) {
+                return 0; // no element is read, so start may lie anywhere (even outside the axis)
+            }
             Shape in = n.inputs().get(0).shape();
             for (int i = 0; i < s.axis(); i++) {
                 if (in.dim(i) != 1) {

@@ -55,9 +55,14 @@ final class Binding {
         isSet = true;
     }
 
-    void set(float[] src) {
+    /** Throws what {@link #set(float[])} would throw for {@code src}, writing nothing. */
+    void check(float[] src) {
         checkType(HostData.floatTarget(shape.dtype()), "float");
         checkCount(src.length, "float");
+    }
+
+    void set(float[] src) {
+        check(src);
         HostData.write(src, bytes, shape.dtype());
         commit();
     }

@@ -65,16 +65,18 @@ public final class CompiledGraph implements AutoCloseable {
         outputs = new TensorView[graph.outputs().size()];
         for (int i = 0; i < outputs.length; i++) {
             Value v = graph.outputs().get(i);
-            outputs[i] = new TensorView("output " + i, v.shape(), exe, v);
+            outputs[i] = new TensorView("output " + i, v.shape(), exe, v, this::open);
         }
     }
 
     public Device device() {
+        open();
         return device;
     }
 
     /** The graph as compiled (after optimisation passes). */
     public Graph graph() {
+        open();
         return graph;
     }
 
@@ -185,27 +187,34 @@ public final class CompiledGraph implements AutoCloseable {
         open();
         for (Binding b : all) {
             if (!b.isSet) {
-                throw new BindingException(graphName() + ": " + b.kind + " '" + b.name + "' " + b.shape
-                        + " has not been set (call set" + (b.kind.equals("input") ? "Input" : "Param") + ")");
+                throw unset(b);
             }
         }
         exe.run();
     }
 
+    private BindingException unset(Binding b) {
+        return new BindingException(graphName() + ": " + b.kind + " '" + b.name + "' " + b.shape
+                + " has not been set (call set" + (b.kind.equals("input") ? "Input" : "Param") + ")");
+    }
+
     /**
-     * Convenience: sets the given inputs (all validated before any is written), runs, and returns output 0
-     * as a new array. Inputs not in the map keep their previous values.
+     * Convenience: sets the given inputs, runs, and returns output 0 as a new array. Inputs not in the map
+     * keep their previous values. Every entry, and that every input and param is then set, is checked before
+     * anything is written, so a rejected call changes nothing.
      */
     public float[] run(Map<String, float[]> in) {
         open();
         Map<Binding, float[]> checked = new HashMap<>();
         for (Map.Entry<String, float[]> e : in.entrySet()) {
             Binding b = input(e.getKey());
-            if (!b.shape.dtype().isFloat() || e.getValue().length != b.shape.elementCount()) {
-                throw new BindingException("input '" + b.name + "' " + b.shape + " (" + b.shape.elementCount()
-                        + " elements) was given " + e.getValue().length + " float values");
-            }
+            b.check(e.getValue());
             checked.put(b, e.getValue());
+        }
+        for (Binding b : all) {
+            if (!b.isSet && !checked.containsKey(b)) {
+                throw unset(b);
+            }
         }
         checked.forEach(Binding::set);
         run();
@@ -214,6 +223,7 @@ public final class CompiledGraph implements AutoCloseable {
 
     /** Output {@code i} of the last run, as a view created at compile time. */
     public TensorView output(int i) {
+        open();
         if (i < 0 || i >= outputs.length) {
             throw new BindingException(graphName() + " has " + outputs.length + " output" + (outputs.length == 1 ? "" : "s")
                     + "; there is no output " + i);
@@ -222,48 +232,58 @@ public final class CompiledGraph implements AutoCloseable {
     }
 
     public int outputCount() {
+        open();
         return outputs.length;
     }
 
     public List<TensorView> outputs() {
+        open();
         return List.of(outputs);
     }
 
     // ---------------------------------------------------------------- metadata
 
     public List<String> inputNames() {
+        open();
         return List.copyOf(inputs.keySet());
     }
 
     public List<String> paramNames() {
+        open();
         return List.copyOf(params.keySet());
     }
 
     public Shape inputShape(String name) {
+        open();
         return input(name).shape;
     }
 
     public Shape paramShape(String name) {
+        open();
         return param(name).shape;
     }
 
     /** Bytes of the arena: every input, param, constant, intermediate and output, with reuse. */
     public long arenaBytes() {
+        open();
         return plan.arenaBytes();
     }
 
     /** What the arena would take with no buffer reuse. */
     public long unsharedBytes() {
+        open();
         return plan.unsharedBytes();
     }
 
     /** Kernels run per call. */
     public int kernelCount() {
+        open();
         return exe.kernelCount();
     }
 
     /** The memory plan as text: one line per buffer, then totals. */
     public String memoryReport() {
+        open();
         return plan.report();
     }
 
@@ -283,7 +303,10 @@ public final class CompiledGraph implements AutoCloseable {
         }
     }
 
-    /** Releases the arena and kernels. Further calls throw {@link IllegalStateException}. */
+    /**
+     * Releases the arena and kernels. Further calls (here and on its output views; {@code close} excepted)
+     * throw {@link IllegalStateException}.
+     */
     @Override
     public void close() {
         if (!closed) {

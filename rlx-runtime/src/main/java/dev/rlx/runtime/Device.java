@@ -77,10 +77,14 @@ public enum Device {
                 + Arrays.stream(values()).map(Device::label).toList());
     }
 
-    /** Parses a list separated by commas, semicolons or spaces; drops repeats, keeps order. */
+    /**
+     * Parses a list separated by commas, semicolons or spaces; drops repeats, keeps order.
+     *
+     * @throws IllegalArgumentException when {@code names} is null or holds no name, or a name is unknown
+     */
     public static List<Device> parseList(String names) {
         List<Device> out = new ArrayList<>();
-        for (String part : names.split("[,; ]+")) {
+        for (String part : (names == null ? "" : names).split("[,; ]+")) {
             if (!part.isBlank()) {
                 Device d = parse(part);
                 if (!out.contains(d)) {

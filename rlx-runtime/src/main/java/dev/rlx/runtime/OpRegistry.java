@@ -31,7 +31,7 @@ public final class OpRegistry {
     private static final OpRegistry GLOBAL = new OpRegistry();
 
     private final Map<String, ShapeFunction> shapes = new HashMap<>();
-    private final Map<String, HostKernel> kernels = new HashMap<>();
+    private final Map<KernelKey, HostKernel> kernels = new HashMap<>();
 
     public static OpRegistry global() {
         return GLOBAL;
@@ -46,7 +46,7 @@ public final class OpRegistry {
 
     /** Registers the host kernel that runs {@code name} on {@code device}. */
     public synchronized void registerKernel(String name, Device device, HostKernel kernel) {
-        if (kernels.put(key(name, device), kernel) != null) {
+        if (kernels.put(new KernelKey(name, device), kernel) != null) {
             LOG.log(System.Logger.Level.WARNING, "kernel for custom op ''{0}'' on {1} replaced", name, device);
         }
     }
@@ -60,11 +60,11 @@ public final class OpRegistry {
     /** Removes the op's shape function and all its kernels. */
     public synchronized void remove(String name) {
         shapes.remove(name);
-        kernels.keySet().removeIf(k -> k.startsWith(name + "@"));
+        kernels.keySet().removeIf(k -> k.name().equals(name));
     }
 
     public synchronized Optional<HostKernel> kernel(String name, Device device) {
-        return Optional.ofNullable(kernels.get(key(name, device)));
+        return Optional.ofNullable(kernels.get(new KernelKey(name, device)));
     }
 
     public synchronized Optional<ShapeFunction> shapeFunction(String name) {
@@ -88,7 +88,6 @@ public final class OpRegistry {
         return g.custom(name, attrs, f.outputShapes(in, attrs), operands);
     }
 
-    private static String key(String name, Device device) {
-        return name + "@" + device.name();
-    }
+    /** Op names may contain any character, so the key is a pair rather than a joined string. */
+    private record KernelKey(String name, Device device) {}
 }

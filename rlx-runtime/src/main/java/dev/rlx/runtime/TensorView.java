@@ -10,7 +10,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * A read-only view of one output of a {@link CompiledGraph}. It reflects the latest {@code run()}; the
  * {@code copyTo} forms copy (converting the element type where needed) and do not allocate.
- * The view is created once per output at compile time and stays valid until the graph is closed.
+ * The view is created once per output at compile time and stays valid until the graph is closed; after that
+ * its {@code copyTo} and {@code to...} methods throw {@link IllegalStateException}.
  */
 public final class TensorView {
     private final String what;
@@ -20,9 +21,11 @@ public final class TensorView {
     private final MemorySegment bytes;
     private final boolean staged;
     private final int count;
+    private final Runnable checkOpen; // throws IllegalStateException once the owning graph is closed
 
-    TensorView(String what, Shape shape, Executable exe, Value value) {
+    TensorView(String what, Shape shape, Executable exe, Value value, Runnable checkOpen) {
         this.what = what;
+        this.checkOpen = checkOpen;
         this.shape = shape;
         this.exe = exe;
         this.value = value;
@@ -48,6 +51,7 @@ public final class TensorView {
     }
 
     private MemorySegment fresh() {
+        checkOpen.run();
         if (staged) {
             exe.read(value, bytes);
         }
@@ -55,6 +59,7 @@ public final class TensorView {
     }
 
     private int checkArray(int length, String type, boolean ok) {
+        checkOpen.run();
         if (!ok) {
             throw new BindingException(what + " is " + shape + "; it cannot be read into a " + type + " array");
         }
@@ -96,6 +101,7 @@ public final class TensorView {
 
     /** Copies the raw little-endian bytes into {@code dst} (at least {@code shape().byteSize()} bytes). */
     public void copyTo(MemorySegment dst) {
+        checkOpen.run();
         if (dst.byteSize() < shape.byteSize()) {
             throw new BindingException(what + " " + shape + " needs " + shape.byteSize() + " bytes but the segment has "
                     + dst.byteSize());

@@ -85,12 +85,14 @@ public final class SafetensorsLoader implements WeightLoader {
         Map<String, String> metadata = new LinkedHashMap<>();
         try (JsonParser p = JSON.createParser(new String(header, StandardCharsets.UTF_8))) {
             expect(path, p, p.nextToken(), JsonToken.START_OBJECT, "the header");
+            boolean sawMetadata = false;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
-                if (shapes.containsKey(name) || (name.equals("__metadata__") && !metadata.isEmpty())) {
+                if (shapes.containsKey(name) || (name.equals("__metadata__") && sawMetadata)) {
                     throw new WeightFormatException(path + ": tensor '" + name + "' appears twice in the header");
                 }
                 if (name.equals("__metadata__")) {
+                    sawMetadata = true;
                     readMetadata(path, p, metadata);
                 } else {
                     readEntry(path, p, name, shapes, offsets, dataSize);
@@ -103,7 +105,9 @@ public final class SafetensorsLoader implements WeightLoader {
             throw new WeightFormatException(path + ": header is not valid JSON: " + e.getMessage(), e);
         }
 
+        // Empty tensors occupy no bytes, so they overlap nothing (writers give them the next tensor's begin).
         List<String> byOffset = new ArrayList<>(offsets.keySet());
+        byOffset.removeIf(n -> offsets.get(n)[0] == offsets.get(n)[1]);
         byOffset.sort(Comparator.comparingLong(n -> offsets.get(n)[0]));
         for (int i = 1; i < byOffset.size(); i++) {
             long[] prev = offsets.get(byOffset.get(i - 1));

@@ -16,7 +16,19 @@ import java.util.Map;
 public final class SafetensorsWriter {
     private SafetensorsWriter() {}
 
+    /**
+     * Writes {@code tensors} in map order.
+     *
+     * @throws IllegalArgumentException before creating the file when a tensor's dtype has no safetensors name
+     *                                  (C64)
+     */
     public static void write(Path path, Map<String, Tensor> tensors) throws IOException {
+        for (Map.Entry<String, Tensor> e : tensors.entrySet()) {
+            if (e.getValue().dtype().isComplex()) {
+                throw new IllegalArgumentException("tensor '" + e.getKey() + "' is " + e.getValue().shape()
+                        + ": safetensors has no " + e.getValue().dtype().label() + " dtype");
+            }
+        }
         ByteArrayOutputStream json = new ByteArrayOutputStream();
         try (JsonGenerator g = new JsonFactory().createGenerator(json)) {
             g.writeStartObject();
