@@ -1,6 +1,7 @@
 package dev.rlx.opt;
 
 import dev.rlx.ir.Graph;
+import dev.rlx.ir.GraphVerificationException;
 import dev.rlx.ir.GraphVerifier;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,7 +40,12 @@ public final class CompilePipeline {
         Graph cur = g;
         for (Pass p : passes) {
             cur = p.apply(cur);
-            GraphVerifier.verify(cur);
+            try {
+                GraphVerifier.verify(cur);
+            } catch (GraphVerificationException e) {
+                throw new GraphVerificationException(cur.name(),
+                        e.errors().stream().map(err -> "after pass '" + p.name() + "': " + err).toList());
+            }
             afterEach.accept(p, cur);
         }
         return cur;

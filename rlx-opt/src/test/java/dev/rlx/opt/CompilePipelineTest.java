@@ -66,6 +66,7 @@ class CompilePipelineTest {
                 () -> p.run(valid(), (pass, g) -> seen.add(pass.name())));
 
         assertTrue(e.getMessage().contains("@broken") && e.getMessage().contains("no outputs"), e.getMessage());
+        assertTrue(e.getMessage().contains("after pass 'bad'"), "the error names the pass: " + e.getMessage());
         assertEquals(1, bad.calls.get());
         assertEquals(0, after.calls.get(), "no pass may run on a broken graph");
         assertEquals(List.of("dce"), seen, "afterEach must not see the broken graph");
