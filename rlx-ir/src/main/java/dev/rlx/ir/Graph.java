@@ -365,7 +365,7 @@ public final class Graph {
 
     /** Reduces over {@code axes} (negative allowed; none means all axes). */
     public Value reduce(ReduceKind kind, Value x, boolean keepDims, int... axes) {
-        return apply1(new Op.Reduce(kind, normAxes(kind.label(), x, axes), keepDims), x);
+        return apply1(new Op.Reduce(kind, normAxes("reduce_" + kind.label(), x, axes), keepDims), x);
     }
 
     public Value reduceSum(Value x, boolean keepDims, int... axes) { return reduce(ReduceKind.SUM, x, keepDims, axes); }
