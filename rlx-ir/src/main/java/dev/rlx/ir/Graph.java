@@ -457,7 +457,11 @@ public final class Graph {
                 throw new ShapeException("[reshape] cannot infer -1 in " + Arrays.toString(dims) + " for " + x.shape()
                         + " (" + total + " elements)");
             }
-            resolved[infer] = Math.toIntExact(total / known);
+            if (total / known > Integer.MAX_VALUE) {
+                throw new ShapeException("[reshape] the -1 in " + Arrays.toString(dims) + " for " + x.shape()
+                        + " would be " + total / known + ", more than a dimension can hold");
+            }
+            resolved[infer] = (int) (total / known);
         }
         return apply1(new Op.Reshape(ShapeRules.list(resolved)), x);
     }
