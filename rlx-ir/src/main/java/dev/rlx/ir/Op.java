@@ -542,6 +542,9 @@ public sealed interface Op {
         public List<Shape> outputShapes(List<Shape> in) {
             arity("expand", in, 1);
             Shape x = in.get(0);
+            if (dims.stream().anyMatch(d -> d < 0)) {
+                throw fail("expand", "target dims %s of %s must be non-negative", dims, x);
+            }
             Shape out = Shape.of(x.dtype(), dims);
             if (!ShapeRules.broadcastsTo(x.dims(), ints(dims))) {
                 throw fail("expand", "%s does not broadcast to %s (each dim must equal the target or be 1)", x, out);
