@@ -807,6 +807,7 @@ public sealed interface Op {
             if (in.size() == 3 && !in.get(2).equals(Shape.of(x.dtype(), cout))) {
                 throw fail("conv", "bias must be %s but is %s", Shape.of(x.dtype(), cout), in.get(2));
             }
+            requireKernel("conv", w);
             int[] out = new int[sr + 2];
             out[0] = x.dim(0);
             out[1] = cout;
@@ -880,6 +881,7 @@ public sealed interface Op {
             if (in.size() == 3 && !in.get(2).equals(Shape.of(x.dtype(), cout))) {
                 throw fail("conv_transpose", "bias must be %s but is %s", Shape.of(x.dtype(), cout), in.get(2));
             }
+            requireKernel("conv_transpose", w);
             int[] out = new int[sr + 2];
             out[0] = x.dim(0);
             out[1] = cout;
@@ -1176,6 +1178,15 @@ public sealed interface Op {
         }
         for (int p : pads) {
             ShapeRules.nonNegative(op, "padding", p);
+        }
+    }
+
+    /** Convolution weights {@code [O, I, *kernel]} need a non-empty kernel in every spatial dim. */
+    private static void requireKernel(String op, Shape w) {
+        for (int i = 2; i < w.rank(); i++) {
+            if (w.dim(i) == 0) {
+                throw fail(op, "w %s has an empty kernel in spatial dim %d", w, i - 2);
+            }
         }
     }
 
