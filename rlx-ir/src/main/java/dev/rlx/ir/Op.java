@@ -1203,6 +1203,10 @@ public sealed interface Op {
         if (ceil && (out - 1) * stride >= in + padBegin) {
             out--; // the last window would start in the end padding
         }
+        if (out > Integer.MAX_VALUE) {
+            throw fail(op, "spatial dim %d of %s with padding %d+%d would give %d windows, more than a dim can hold",
+                    i, x, padBegin, padEnd, out);
+        }
         return (int) out;
     }
 
