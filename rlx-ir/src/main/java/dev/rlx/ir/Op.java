@@ -1195,13 +1195,13 @@ public sealed interface Op {
         long in = x.dim(i + 2);
         long span = (long) dilation * (k - 1) + 1;
         long room = in + padBegin + padEnd - span;
-        if (room < 0) {
-            throw fail(op, "window %d (kernel %d, dilation %d) is larger than spatial dim %d of %s plus padding %d+%d",
-                    span, k, dilation, i, x, padBegin, padEnd);
-        }
-        long out = ceil ? Math.ceilDiv(room, stride) + 1 : room / stride + 1;
+        long out = ceil ? Math.ceilDiv(room, stride) + 1 : Math.floorDiv(room, stride) + 1;
         if (ceil && (out - 1) * stride >= in + padBegin) {
             out--; // the last window would start in the end padding
+        }
+        if (out < 1) {
+            throw fail(op, "window %d (kernel %d, dilation %d) is larger than spatial dim %d of %s plus padding %d+%d",
+                    span, k, dilation, i, x, padBegin, padEnd);
         }
         if (out > Integer.MAX_VALUE) {
             throw fail(op, "spatial dim %d of %s with padding %d+%d would give %d windows, more than a dim can hold",
