@@ -83,14 +83,21 @@ public final class Tensor {
             case F64 -> b.putDouble(v);
             case F16 -> b.putShort(HalfFloats.toF16((float) v));
             case BF16 -> b.putShort(HalfFloats.toBF16((float) v));
-            case I8, U8 -> b.put((byte) (long) v);
-            case I16 -> b.putShort((short) (long) v);
-            case I32, U32 -> b.putInt((int) (long) v);
-            case I64 -> b.putLong((long) v);
+            case I8 -> b.put((byte) saturate(v, Byte.MIN_VALUE, Byte.MAX_VALUE));
+            case U8 -> b.put((byte) saturate(v, 0, 0xFF));
+            case I16 -> b.putShort((short) saturate(v, Short.MIN_VALUE, Short.MAX_VALUE));
+            case I32 -> b.putInt((int) saturate(v, Integer.MIN_VALUE, Integer.MAX_VALUE));
+            case U32 -> b.putInt((int) saturate(v, 0, 0xFFFFFFFFL));
+            case I64 -> b.putLong((long) v); // Java's conversion truncates, saturates and maps NaN to 0
             case BOOL -> b.put((byte) (v != 0 ? 1 : 0));
             case C64 -> b.putFloat((float) v).putFloat(0f);
         }
         return new Tensor(s, b.array());
+    }
+
+    /** Float to integer as {@link Op.Cast} does it: truncate toward zero, clamp to [min, max], NaN to 0. */
+    private static long saturate(double v, long min, long max) {
+        return Math.max(min, Math.min(max, (long) v));
     }
 
     private static void checkCount(Shape s, int n) {
