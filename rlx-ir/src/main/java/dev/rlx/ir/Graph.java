@@ -595,11 +595,12 @@ public final class Graph {
     // ---------------------------------------------------------------- helpers
 
     private int axis(String op, Value x, int axis) {
-        return ShapeRules.axis(op, axis, owned(op, x).rank());
+        return ShapeRules.axis(op, axis, owned(op, x).shape());
     }
 
     private List<Integer> normAxes(String op, Value x, int[] axes) {
-        int rank = owned(op, x).rank();
+        Shape shape = owned(op, x).shape();
+        int rank = shape.rank();
         if (axes.length == 0) {
             List<Integer> all = new ArrayList<>();
             for (int i = 0; i < rank; i++) {
@@ -609,12 +610,13 @@ public final class Graph {
         }
         int[] n = new int[axes.length];
         for (int i = 0; i < axes.length; i++) {
-            n[i] = ShapeRules.axis(op, axes[i], rank);
+            n[i] = ShapeRules.axis(op, axes[i], shape);
         }
         Arrays.sort(n);
         for (int i = 1; i < n.length; i++) {
             if (n[i] == n[i - 1]) {
-                throw new ShapeException("[" + op + "] axis " + n[i] + " listed twice in " + Arrays.toString(axes));
+                throw new ShapeException("[" + op + "] axis " + n[i] + " listed twice in " + Arrays.toString(axes)
+                        + " for " + shape);
             }
         }
         return ShapeRules.list(n);

@@ -217,8 +217,14 @@ public sealed interface Op {
             if (k1 != k2) {
                 throw fail("matmul", "inner dimensions differ: lhs %s has K=%d but rhs %s has K=%d", a, k1, b, k2);
             }
-            int[] batch = broadcast("matmul", Shape.of(a.dtype(), java.util.Arrays.copyOf(ad, ad.length - 2)),
-                    Shape.of(b.dtype(), java.util.Arrays.copyOf(bd, bd.length - 2)));
+            int[] batch;
+            try {
+                batch = broadcast("matmul", Shape.of(a.dtype(), java.util.Arrays.copyOf(ad, ad.length - 2)),
+                        Shape.of(b.dtype(), java.util.Arrays.copyOf(bd, bd.length - 2)));
+            } catch (ShapeException e) { // name the operands, not just their batch dims
+                throw fail("matmul", "batch dims of %s and %s do not broadcast (%s)", a, b,
+                        e.getMessage().substring("[matmul] ".length()));
+            }
             List<Integer> out = new ArrayList<>(list(batch));
             if (a.rank() > 1) {
                 out.add(ad[ad.length - 2]);
