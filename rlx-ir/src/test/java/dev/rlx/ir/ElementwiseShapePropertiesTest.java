@@ -80,7 +80,8 @@ class ElementwiseShapePropertiesTest {
         Value va = in(g, f32(a));
         Value vb = in(g, f32(b));
         if (expected == null) {
-            rejects(g, "where", () -> g.where(vc, va, vb), "broadcast");
+            rejects(g, "where", () -> g.where(vc, va, vb), "broadcast", vc.shape().toString(), va.shape().toString(),
+                    vb.shape().toString());
         } else {
             assertEquals(f32(expected), g.where(vc, va, vb).shape());
         }

@@ -63,7 +63,7 @@ class MatMulShapeTest {
         Graph g = new Graph("m");
         Value x = in(g, f32(2, 2, 3));
         Value y = in(g, f32(3, 3, 4));
-        rejects(g, "matmul", () -> g.matmul(x, y), "broadcast");
+        rejects(g, "matmul", () -> g.matmul(x, y), "f32[2,2,3]", "f32[3,3,4]", "batch", "broadcast");
     }
 
     @Test
