@@ -158,6 +158,13 @@ public final class Graph {
         for (Value v : operands) {
             shapes.add(owned(op.label(), v).shape());
         }
+        for (OpFields.Field f : OpFields.of(op).fields()) {
+            if (f.type() == OpFields.FieldType.GRAPH && reaches((Graph) f.get(op), this,
+                    Collections.newSetFromMap(new java.util.IdentityHashMap<>()))) {
+                throw new ShapeException("[" + op.label() + "] " + f.name() + " graph @" + ((Graph) f.get(op)).name()
+                        + " is or contains @" + name + " itself; a graph cannot run inside itself");
+            }
+        }
         List<Shape> outShapes = op.outputShapes(shapes);
         if (op instanceof Op.Input in) {
             claimName(in.name(), "input");
@@ -185,6 +192,24 @@ public final class Graph {
             throw new IllegalArgumentException("[" + op.label() + "] has " + outs.size() + " outputs; use apply");
         }
         return outs.get(0);
+    }
+
+    /** Whether {@code target} is {@code from} or a subgraph of it at any depth. */
+    private static boolean reaches(Graph from, Graph target, java.util.Set<Graph> seen) {
+        if (from == target) {
+            return true;
+        }
+        if (!seen.add(from)) {
+            return false;
+        }
+        for (Node n : from.nodes) {
+            for (OpFields.Field f : OpFields.of(n.op()).fields()) {
+                if (f.type() == OpFields.FieldType.GRAPH && reaches((Graph) f.get(n.op()), target, seen)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private Value owned(String op, Value v) {
