@@ -93,6 +93,30 @@ class ControlFlowShapeTest {
         rejects(g, "if", () -> g.ifElse(p, empty, identityLike("e", f32(2)), x), "@empty", "no outputs");
     }
 
+    @Test
+    void if_graphInsideItself_rejected() {
+        // g's signature (one bool in, one bool out) fits its own If node, so only a containment check stops
+        // g from embedding itself (and fingerprint, print and verify from recursing forever).
+        Graph g = new Graph("g");
+        Value a = g.input("a", Shape.scalar(DType.BOOL));
+        g.setOutputs(a);
+        Graph other = new Graph("other");
+        other.setOutputs(other.input("b", Shape.scalar(DType.BOOL)));
+        rejects(g, "if", () -> g.ifElse(a, g, other, a), "thenBranch", "@g", "itself");
+        rejects(g, "if", () -> g.ifElse(a, other, g, a), "elseBranch", "@g", "itself");
+        // indirectly: g inside outer, then outer inside g
+        Graph outer = new Graph("outer");
+        Value oa = outer.input("a", Shape.scalar(DType.BOOL));
+        outer.setOutputs(outer.ifElse(oa, g, other, oa));
+        rejects(g, "if", () -> g.ifElse(a, outer, other, a), "@outer", "contains @g");
+        Graph body = new Graph("body");
+        Value bb = body.input("b", Shape.scalar(DType.BOOL));
+        body.setOutputs(body.ifElse(bb, other, other, bb));
+        assertEquals(s(DType.BOOL), g.whileLoop(other, body, 3, a).get(0).shape(), "sharing a subgraph is fine");
+        rejects(body, "while", () -> body.whileLoop(other, body, 3, bb), "body", "@body", "itself");
+        assertEquals(64, g.fingerprint().length());
+    }
+
     // ---------------------------------------------------------------- while
 
     static Graph lessThan(String name, float limit, Shape... carries) {
