@@ -93,14 +93,23 @@ public final class Attrs {
         return get(name, String.class);
     }
 
-    @SuppressWarnings("unchecked")
     public List<Long> getLongs(String name) {
-        return (List<Long>) get(name, List.class);
+        return list(name, Long.class);
     }
 
-    @SuppressWarnings("unchecked")
     public List<Double> getDoubles(String name) {
-        return (List<Double>) get(name, List.class);
+        return list(name, Double.class);
+    }
+
+    /** A list attribute whose elements are {@code element}s (normalised lists are homogeneous). */
+    @SuppressWarnings("unchecked")
+    private <T> List<T> list(String name, Class<T> element) {
+        List<?> l = get(name, List.class);
+        if (!l.isEmpty() && !element.isInstance(l.get(0))) {
+            throw new IllegalArgumentException("attrs: '" + name + "' is a list of " + l.get(0).getClass().getSimpleName()
+                    + ", not " + element.getSimpleName());
+        }
+        return (List<T>) l;
     }
 
     private Object require(String name) {

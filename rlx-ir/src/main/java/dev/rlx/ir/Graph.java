@@ -158,6 +158,13 @@ public final class Graph {
         for (Value v : operands) {
             shapes.add(owned(op.label(), v).shape());
         }
+        for (OpFields.Field f : OpFields.of(op).fields()) {
+            if (f.type() == OpFields.FieldType.GRAPH && reaches((Graph) f.get(op), this,
+                    Collections.newSetFromMap(new java.util.IdentityHashMap<>()))) {
+                throw new ShapeException("[" + op.label() + "] " + f.name() + " graph @" + ((Graph) f.get(op)).name()
+                        + " is or contains @" + name + " itself; a graph cannot run inside itself");
+            }
+        }
         List<Shape> outShapes = op.outputShapes(shapes);
         if (op instanceof Op.Input in) {
             claimName(in.name(), "input");
@@ -185,6 +192,24 @@ public final class Graph {
             throw new IllegalArgumentException("[" + op.label() + "] has " + outs.size() + " outputs; use apply");
         }
         return outs.get(0);
+    }
+
+    /** Whether {@code target} is {@code from} or a subgraph of it at any depth. */
+    private static boolean reaches(Graph from, Graph target, java.util.Set<Graph> seen) {
+        if (from == target) {
+            return true;
+        }
+        if (!seen.add(from)) {
+            return false;
+        }
+        for (Node n : from.nodes) {
+            for (OpFields.Field f : OpFields.of(n.op()).fields()) {
+                if (f.type() == OpFields.FieldType.GRAPH && reaches((Graph) f.get(n.op()), target, seen)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private Value owned(String op, Value v) {
@@ -457,7 +482,11 @@ public final class Graph {
                 throw new ShapeException("[reshape] cannot infer -1 in " + Arrays.toString(dims) + " for " + x.shape()
                         + " (" + total + " elements)");
             }
-            resolved[infer] = Math.toIntExact(total / known);
+            if (total / known > Integer.MAX_VALUE) {
+                throw new ShapeException("[reshape] the -1 in " + Arrays.toString(dims) + " for " + x.shape()
+                        + " would be " + total / known + ", more than a dimension can hold");
+            }
+            resolved[infer] = (int) (total / known);
         }
         return apply1(new Op.Reshape(ShapeRules.list(resolved)), x);
     }
@@ -591,11 +620,12 @@ public final class Graph {
     // ---------------------------------------------------------------- helpers
 
     private int axis(String op, Value x, int axis) {
-        return ShapeRules.axis(op, axis, owned(op, x).rank());
+        return ShapeRules.axis(op, axis, owned(op, x).shape());
     }
 
     private List<Integer> normAxes(String op, Value x, int[] axes) {
-        int rank = owned(op, x).rank();
+        Shape shape = owned(op, x).shape();
+        int rank = shape.rank();
         if (axes.length == 0) {
             List<Integer> all = new ArrayList<>();
             for (int i = 0; i < rank; i++) {
@@ -605,12 +635,13 @@ public final class Graph {
         }
         int[] n = new int[axes.length];
         for (int i = 0; i < axes.length; i++) {
-            n[i] = ShapeRules.axis(op, axes[i], rank);
+            n[i] = ShapeRules.axis(op, axes[i], shape);
         }
         Arrays.sort(n);
         for (int i = 1; i < n.length; i++) {
             if (n[i] == n[i - 1]) {
-                throw new ShapeException("[" + op + "] axis " + n[i] + " listed twice in " + Arrays.toString(axes));
+                throw new ShapeException("[" + op + "] axis " + n[i] + " listed twice in " + Arrays.toString(axes)
+                        + " for " + shape);
             }
         }
         return ShapeRules.list(n);

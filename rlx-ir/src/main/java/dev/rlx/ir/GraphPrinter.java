@@ -95,9 +95,24 @@ public final class GraphPrinter {
             if (i > 0) {
                 sb.append(", ");
             }
-            double d = t.getDouble(i);
-            sb.append(t.dtype().isFloat() ? String.format(Locale.ROOT, "%s", (float) d) : String.valueOf((long) d));
+            sb.append(element(t, Math.toIntExact(i)));
         }
         return sb.append(']').toString();
+    }
+
+    /** Element {@code i} exactly: f64 and i64 not through f32 or double, c64 with both parts. */
+    private static String element(Tensor t, int i) {
+        java.nio.ByteBuffer b = t.buffer();
+        return switch (t.dtype()) {
+            case F64 -> Double.toString(b.getDouble(i * 8));
+            case I64 -> Long.toString(b.getLong(i * 8));
+            case C64 -> {
+                float re = b.getFloat(i * 8);
+                float im = b.getFloat(i * 8 + 4);
+                yield re + (im < 0 || (im == 0 && 1 / im < 0) ? "" : "+") + im + "i";
+            }
+            default -> t.dtype().isFloat() ? String.format(Locale.ROOT, "%s", (float) t.getDouble(i))
+                    : String.valueOf((long) t.getDouble(i));
+        };
     }
 }

@@ -43,10 +43,14 @@ public final class GraphVerifier {
                     errors.add(where + "node " + n.describe() + " operand " + i + " " + problem);
                 }
             }
-            if (n.op() instanceof Op.Input || n.op() instanceof Op.Param) {
-                if (!names.add(n.name())) {
-                    errors.add(where + "node " + n.describe() + " reuses the name '" + n.name() + "'");
-                }
+            // the op's name, not Node.name(), which a display name given with Graph.name overrides
+            String sourceName = switch (n.op()) {
+                case Op.Input in -> in.name();
+                case Op.Param p -> p.name();
+                default -> null;
+            };
+            if (sourceName != null && !names.add(sourceName)) {
+                errors.add(where + "node " + n.describe() + " reuses the name '" + sourceName + "'");
             }
             try {
                 List<Shape> inferred = n.op().outputShapes(n.inputs().stream().map(Value::shape).toList());

@@ -217,8 +217,14 @@ public sealed interface Op {
             if (k1 != k2) {
                 throw fail("matmul", "inner dimensions differ: lhs %s has K=%d but rhs %s has K=%d", a, k1, b, k2);
             }
-            int[] batch = broadcast("matmul", Shape.of(a.dtype(), java.util.Arrays.copyOf(ad, ad.length - 2)),
-                    Shape.of(b.dtype(), java.util.Arrays.copyOf(bd, bd.length - 2)));
+            int[] batch;
+            try {
+                batch = broadcast("matmul", Shape.of(a.dtype(), java.util.Arrays.copyOf(ad, ad.length - 2)),
+                        Shape.of(b.dtype(), java.util.Arrays.copyOf(bd, bd.length - 2)));
+            } catch (ShapeException e) { // name the operands, not just their batch dims
+                throw fail("matmul", "batch dims of %s and %s do not broadcast (%s)", a, b,
+                        e.getMessage().substring("[matmul] ".length()));
+            }
             List<Integer> out = new ArrayList<>(list(batch));
             if (a.rank() > 1) {
                 out.add(ad[ad.length - 2]);
@@ -542,6 +548,9 @@ public sealed interface Op {
         public List<Shape> outputShapes(List<Shape> in) {
             arity("expand", in, 1);
             Shape x = in.get(0);
+            if (dims.stream().anyMatch(d -> d < 0)) {
+                throw fail("expand", "target dims %s of %s must be non-negative", dims, x);
+            }
             Shape out = Shape.of(x.dtype(), dims);
             if (!ShapeRules.broadcastsTo(x.dims(), ints(dims))) {
                 throw fail("expand", "%s does not broadcast to %s (each dim must equal the target or be 1)", x, out);
@@ -804,6 +813,7 @@ public sealed interface Op {
             if (in.size() == 3 && !in.get(2).equals(Shape.of(x.dtype(), cout))) {
                 throw fail("conv", "bias must be %s but is %s", Shape.of(x.dtype(), cout), in.get(2));
             }
+            requireKernel("conv", w);
             int[] out = new int[sr + 2];
             out[0] = x.dim(0);
             out[1] = cout;
@@ -877,6 +887,7 @@ public sealed interface Op {
             if (in.size() == 3 && !in.get(2).equals(Shape.of(x.dtype(), cout))) {
                 throw fail("conv_transpose", "bias must be %s but is %s", Shape.of(x.dtype(), cout), in.get(2));
             }
+            requireKernel("conv_transpose", w);
             int[] out = new int[sr + 2];
             out[0] = x.dim(0);
             out[1] = cout;
@@ -1176,18 +1187,31 @@ public sealed interface Op {
         }
     }
 
+    /** Convolution weights {@code [O, I, *kernel]} need a non-empty kernel in every spatial dim. */
+    private static void requireKernel(String op, Shape w) {
+        for (int i = 2; i < w.rank(); i++) {
+            if (w.dim(i) == 0) {
+                throw fail(op, "w %s has an empty kernel in spatial dim %d", w, i - 2);
+            }
+        }
+    }
+
     private static int windowCount(String op, Shape x, int i, int k, int stride, int padBegin, int padEnd,
                                    int dilation, boolean ceil) {
         long in = x.dim(i + 2);
         long span = (long) dilation * (k - 1) + 1;
         long room = in + padBegin + padEnd - span;
-        if (room < 0) {
+        long out = ceil ? Math.ceilDiv(room, stride) + 1 : Math.floorDiv(room, stride) + 1;
+        if (ceil && (out - 1) * stride >= in + padBegin) {
+            out--; // the last window would start in the end padding
+        }
+        if (out < 1) {
             throw fail(op, "window %d (kernel %d, dilation %d) is larger than spatial dim %d of %s plus padding %d+%d",
                     span, k, dilation, i, x, padBegin, padEnd);
         }
-        long out = ceil ? Math.ceilDiv(room, stride) + 1 : room / stride + 1;
-        if (ceil && (out - 1) * stride >= in + padBegin) {
-            out--; // the last window would start in the end padding
+        if (out > Integer.MAX_VALUE) {
+            throw fail(op, "spatial dim %d of %s with padding %d+%d would give %d windows, more than a dim can hold",
+                    i, x, padBegin, padEnd, out);
         }
         return (int) out;
     }

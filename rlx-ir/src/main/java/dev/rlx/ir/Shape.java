@@ -71,6 +71,11 @@ public final class Shape {
 
     /** Product of the dimensions (1 for a scalar). */
     public long elementCount() {
+        for (int d : dims) {
+            if (d == 0) {
+                return 0; // whatever the other dims, and even if their product alone would overflow
+            }
+        }
         long n = 1;
         for (int d : dims) {
             try {

@@ -33,6 +33,15 @@ final class ShapeRules {
         return a;
     }
 
+    /** Normalises a possibly negative axis of {@code s}; the message names the shape. */
+    static int axis(String op, int axis, Shape s) {
+        int a = axis < 0 ? axis + s.rank() : axis;
+        if (a < 0 || a >= s.rank()) {
+            throw fail(op, "axis %d is out of range for %s (rank %d)", axis, s, s.rank());
+        }
+        return a;
+    }
+
     /** Requires a normalised axis (0 &lt;= axis &lt; rank), as stored in op records. */
     static void storedAxis(String op, int axis, Shape s) {
         if (axis < 0 || axis >= s.rank()) {

@@ -81,16 +81,37 @@ public final class Tensor {
         switch (dtype) {
             case F32 -> b.putFloat((float) v);
             case F64 -> b.putDouble(v);
-            case F16 -> b.putShort(HalfFloats.toF16((float) v));
-            case BF16 -> b.putShort(HalfFloats.toBF16((float) v));
-            case I8, U8 -> b.put((byte) (long) v);
-            case I16 -> b.putShort((short) (long) v);
-            case I32, U32 -> b.putInt((int) (long) v);
-            case I64 -> b.putLong((long) v);
+            case F16 -> b.putShort(HalfFloats.toF16(roundToOdd(v)));
+            case BF16 -> b.putShort(HalfFloats.toBF16(roundToOdd(v)));
+            case I8 -> b.put((byte) saturate(v, Byte.MIN_VALUE, Byte.MAX_VALUE));
+            case U8 -> b.put((byte) saturate(v, 0, 0xFF));
+            case I16 -> b.putShort((short) saturate(v, Short.MIN_VALUE, Short.MAX_VALUE));
+            case I32 -> b.putInt((int) saturate(v, Integer.MIN_VALUE, Integer.MAX_VALUE));
+            case U32 -> b.putInt((int) saturate(v, 0, 0xFFFFFFFFL));
+            case I64 -> b.putLong((long) v); // Java's conversion truncates, saturates and maps NaN to 0
             case BOOL -> b.put((byte) (v != 0 ? 1 : 0));
             case C64 -> b.putFloat((float) v).putFloat(0f);
         }
         return new Tensor(s, b.array());
+    }
+
+    /** Float to integer as {@link Op.Cast} does it: truncate toward zero, clamp to [min, max], NaN to 0. */
+    private static long saturate(double v, long min, long max) {
+        return Math.max(min, Math.min(max, (long) v));
+    }
+
+    /**
+     * {@code v} as a float rounded to odd: exact when representable, otherwise the float next to {@code v}
+     * toward zero with its last bit set. Rounding that to a format of at most 22 significant bits (f16, bf16)
+     * gives the correctly rounded {@code v}, which going through the nearest float would not (double rounding).
+     */
+    private static float roundToOdd(double v) {
+        float f = (float) v;
+        if (Float.isNaN(f) || Float.isInfinite(f) || f == v) {
+            return f;
+        }
+        float towardZero = Math.abs((double) f) > Math.abs(v) ? Math.nextAfter(f, 0.0) : f;
+        return Float.intBitsToFloat(Float.floatToRawIntBits(towardZero) | 1);
     }
 
     private static void checkCount(Shape s, int n) {
