@@ -122,6 +122,11 @@ public final class Graph {
     /** Gives the node producing {@code v} a name for printing and messages; returns {@code v}. */
     public Value name(Value v, String nodeName) {
         owned("name", v);
+        Op op = nodes.get(v.nodeId()).op();
+        if (op instanceof Op.Input || op instanceof Op.Param) {
+            throw new IllegalArgumentException("graph @" + name + ": " + nodes.get(v.nodeId()).describe()
+                    + " is named by its op (the name callers bind data to); display names are for other nodes");
+        }
         nodes.set(v.nodeId(), nodes.get(v.nodeId()).withName(nodeName));
         return v;
     }

@@ -33,7 +33,6 @@ public final class GraphSerializer {
     /** Bumped whenever the byte layout or an op's fields change. */
     public static final int VERSION = 1;
     private static final int MAX_DEPTH = 32;
-    private static final int MAX_RANK = 64;
 
     private GraphSerializer() {}
 
@@ -282,8 +281,8 @@ public final class GraphSerializer {
             }
             int rankAt = pos;
             int rank = count(what + " rank", 4);
-            if (rank > MAX_RANK) {
-                throw new GraphFormatException(rankAt, what + " rank " + rank + " exceeds " + MAX_RANK);
+            if (rank > Shape.MAX_RANK) {
+                throw new GraphFormatException(rankAt, what + " rank " + rank + " exceeds " + Shape.MAX_RANK);
             }
             int[] dims = new int[rank];
             for (int i = 0; i < rank; i++) {

@@ -54,15 +54,12 @@ public final class Node {
         return outputs.get(0).shape();
     }
 
-    /** The name given to the node (inputs and params are named by their op), or null. */
+    /** Inputs and params: their binding name; other nodes: the display name given with {@code Graph.name}, or null. */
     public String name() {
-        if (name != null) {
-            return name;
-        }
         return switch (op) {
             case Op.Input i -> i.name();
             case Op.Param p -> p.name();
-            default -> null;
+            default -> name;
         };
     }
 

@@ -586,7 +586,7 @@ public sealed interface Op {
      * ONNX ScatterElements with add: the result is {@code data} with, for every position p of
      * {@code indices}, {@code updates[p]} added at p with coordinate {@code axis} replaced by
      * {@code indices[p]}. Inputs (data, indices I32/I64, updates); indices and updates have equal dims, the
-     * rank of data, and no dim larger than data's. Duplicate indices accumulate.
+     * rank of data, and no dim larger than data's except along {@code axis}. Duplicate indices accumulate.
      */
     record ScatterAdd(int axis) implements Op {
         public OpKind kind() { return OpKind.SCATTER_ADD; }

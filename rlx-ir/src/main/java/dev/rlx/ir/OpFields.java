@@ -21,10 +21,10 @@ final class OpFields {
     enum FieldType { INT, LONG, FLOAT, DOUBLE, BOOLEAN, STRING, ENUM, SHAPE, TENSOR, ATTRS, GRAPH, INT_LIST, SHAPE_LIST }
 
     /** One attribute field of an op record. */
-    record Field(String name, FieldType type, Class<?> javaType, RecordComponent component) {
+    record Field(String name, FieldType type, Class<?> javaType, java.lang.reflect.Method accessor) {
         Object get(Op op) {
             try {
-                return component.getAccessor().invoke(op);
+                return accessor.invoke(op);
             } catch (IllegalAccessException | InvocationTargetException e) {
                 throw new IllegalStateException("cannot read " + name + " of " + op, e);
             }
@@ -54,7 +54,7 @@ final class OpFields {
             List<Field> fields = new java.util.ArrayList<>();
             for (int i = 0; i < comps.length; i++) {
                 types[i] = comps[i].getType();
-                fields.add(new Field(comps[i].getName(), typeOf(oc, comps[i]), comps[i].getType(), comps[i]));
+                fields.add(new Field(comps[i].getName(), typeOf(oc, comps[i]), comps[i].getType(), comps[i].getAccessor()));
             }
             try {
                 OpClass info = new OpClass(oc, List.copyOf(fields), oc.getDeclaredConstructor(types));

@@ -8,15 +8,21 @@ import java.util.Objects;
  * An element type plus dimensions (row-major). Immutable, with value equality: {@code Shape.of(F32, 1, 4)}
  * equals any other {@code f32[1,4]}.
  *
- * <p>Dimensions are non-negative; a zero dimension makes an empty tensor. A rank-0 shape is a scalar with
+ * <p>Dimensions are non-negative (at most {@link #MAX_RANK} of them); a zero dimension makes an empty tensor. A rank-0 shape is a scalar with
  * one element. Element counts and byte sizes are {@code long} and checked for overflow.
  */
 public final class Shape {
+    /** The largest rank a shape may have (and the serializer reads). */
+    public static final int MAX_RANK = 64;
+
     private final DType dtype;
     private final int[] dims;
 
     private Shape(DType dtype, int[] dims) {
         this.dtype = Objects.requireNonNull(dtype, "dtype");
+        if (dims.length > MAX_RANK) {
+            throw new ShapeException("[shape] rank " + dims.length + " exceeds the maximum " + MAX_RANK);
+        }
         for (int i = 0; i < dims.length; i++) {
             if (dims[i] < 0) {
                 throw new ShapeException("[shape] dimension " + i + " is negative: " + Arrays.toString(dims));

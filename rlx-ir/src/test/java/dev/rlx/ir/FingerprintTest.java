@@ -299,9 +299,10 @@ class FingerprintTest {
             t.setOutputs(v == 2 ? t.tanh(t.input("a", f32(2))) : t.relu(t.input("a", f32(2))));
             Graph e = new Graph("else");
             Value ea = e.input("a", f32(2));
-            e.setOutputs(v == 3 ? e.add(ea, ea) : ea);
+            Value eo = v == 3 ? e.add(ea, ea) : e.neg(ea);
+            e.setOutputs(eo);
             if (v == 4) {
-                e.name(ea, "display");
+                e.name(eo, "display");
             }
             g.setOutputs(g.ifElse(p, t, e, x));
             return g;

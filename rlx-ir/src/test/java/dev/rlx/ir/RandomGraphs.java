@@ -48,7 +48,8 @@ final class RandomGraphs {
         if (displayNames) {
             Random nr = new Random(~seed); // separate stream: names never change the structure
             for (Node n : g.nodes()) {
-                if (nr.nextInt(3) == 0) {
+                boolean source = n.op() instanceof Op.Input || n.op() instanceof Op.Param; // named by their op
+                if (nr.nextInt(3) == 0 && !source) {
                     g.name(n.outputs().get(0), "node_" + n.id() + "_" + Integer.toHexString(nr.nextInt()));
                 }
             }
