@@ -17,8 +17,9 @@ import java.util.List;
  * in double) and integers (computed in long, so sums and products wrap to the type's width).
  *
  * <p>f32 with contiguous runs takes {@link RowsF32}: sums in float lanes per block, block sums in double;
- * max/min in float lanes (exact). Everything else folds element by element in double or long. Work is split
- * over output elements (reduce, arg-max) or lines (cumsum).
+ * max/min in float lanes (exact). f32 reductions that keep the last axis run vectors across outputs
+ * ({@link ColumnReduceF32}). Everything else folds element by element in double or long. Work is split over
+ * output elements (reduce, arg-max) or lines (cumsum).
  */
 public final class ReduceKernels {
     private ReduceKernels() {}
@@ -48,6 +49,10 @@ public final class ReduceKernels {
         // outs.offset(0, o) in x; its reduced elements are the walk over the reduced dims from there.
         OffsetMap outs = OffsetMap.of(ints(keptDims), longs(keptStrides));
         Walk over = Walk.of(ints(redDims), longs(redStrides));
+        int last = xs.rank() - 1;
+        if (x.dtype() == DType.F32 && last >= 0 && !reduced[last] && ColumnReduceF32.applies(op.op(), xs.dim(last))) {
+            return new ColumnReduceF32(op.op(), x, y, outs, over, xs.dim(last), ctx.parallel());
+        }
         return new Reduce(op.op(), x, y, outs, over, ctx.parallel());
     }
 

@@ -89,20 +89,25 @@ final class RowsF32 {
         };
     }
 
-    /** The largest ({@code largest}) or smallest element: NaN if any is NaN, -inf (+inf) when empty. */
+    /**
+     * The largest ({@code largest}) or smallest element: NaN if any is NaN, -inf (+inf) when empty. The
+     * smallest is {@code -max(-x)} (negation is exact and keeps NaN), so the loop-carried vector takes one
+     * path: a data-dependent choice between max and min there defeats the JIT's box elimination once both
+     * have run.
+     */
     static float extreme(MemorySegment x, long xo, int len, boolean largest) {
-        FloatVector acc = FloatVector.broadcast(F, largest ? Float.NEGATIVE_INFINITY : Float.POSITIVE_INFINITY);
+        float sign = largest ? 1f : -1f;
+        FloatVector acc = FloatVector.broadcast(F, Float.NEGATIVE_INFINITY);
         int j = 0;
         for (int bound = F.loopBound(len); j < bound; j += F.length()) {
-            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
-            acc = largest ? acc.max(v) : acc.min(v); // lane-wise Math.max/min: NaN propagates
+            // lane-wise Math.max: NaN propagates
+            acc = acc.max(FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).mul(sign));
         }
-        float m = acc.reduceLanes(largest ? VectorOperators.MAX : VectorOperators.MIN);
+        float m = acc.reduceLanes(VectorOperators.MAX);
         for (; j < len; j++) {
-            float v = x.getAtIndex(JAVA_FLOAT, xo + j);
-            m = largest ? Math.max(m, v) : Math.min(m, v);
+            m = Math.max(m, x.getAtIndex(JAVA_FLOAT, xo + j) * sign);
         }
-        return m;
+        return m * sign;
     }
 
     /** Index of the first element equal to {@code target} (the first NaN when it is NaN), or -1. */
