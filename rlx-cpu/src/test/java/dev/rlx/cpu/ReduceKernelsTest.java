@@ -3,6 +3,8 @@ package dev.rlx.cpu;
 import static dev.rlx.cpu.testing.Close.assertClose;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.rlx.cpu.testing.Ref;
 import dev.rlx.cpu.testing.Runner;
@@ -11,6 +13,9 @@ import dev.rlx.ir.Graph;
 import dev.rlx.ir.ReduceKind;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.Value;
+import dev.rlx.runtime.CompileException;
+import dev.rlx.runtime.Device;
+import dev.rlx.runtime.Session;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -315,6 +320,17 @@ class ReduceKernelsTest {
             x.data()[i] = Integer.MAX_VALUE - i; // the sum overflows int; the result wraps like Java int
         }
         check(DType.I32, x, ReduceKind.SUM, false, new int[] {2}, 0, 0, 1);
+    }
+
+    @Test
+    void reduce_complexIsRejectedAtCompile() {
+        Graph g = new Graph("reduce");
+        Value in = g.input("x", Shape.of(DType.C64, 3, 4));
+        g.setOutputs(g.name(g.reduceSum(in, false, 1), "total"));
+        try (Session s = new Session(Device.CPU)) {
+            CompileException e = assertThrows(CompileException.class, () -> s.compile(g));
+            assertTrue(e.getMessage().contains("reduce_sum 'total' has no kernel for c64"), e.getMessage());
+        }
     }
 
     @Test
