@@ -12,6 +12,7 @@ import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.Value;
+import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.CompiledGraph;
 import dev.rlx.runtime.Device;
 import dev.rlx.runtime.Session;
@@ -169,6 +170,27 @@ class IndexKernelsTest {
             // a corrected index runs again
             c.setInput("idx", new long[] {0, 1, 2, 4, -5, 3});
             c.run();
+        }
+    }
+
+    /** The bad index lies in the half a worker thread takes: its exception still reaches the caller. */
+    @Test
+    void gather_outOfRangeOnWorkerThreadThrows() {
+        Graph g = new Graph("gather");
+        Value d = g.input("data", Shape.of(DType.F32, 4096, 64));
+        Value i = g.input("idx", Shape.of(DType.I32, 4096));
+        g.setOutputs(g.gather(d, i, 0));
+        try (Session s = new Session(Device.CPU, CompileOptions.defaults().withThreads(2));
+             CompiledGraph c = s.compile(g)) {
+            c.setInput("data", new float[4096 * 64]);
+            int[] idx = new int[4096];
+            idx[4000] = 4096;
+            c.setInput("idx", idx);
+            IndexOutOfRangeException e = assertThrows(IndexOutOfRangeException.class, c::run);
+            assertTrue(e.getMessage().contains("index 4096 at [4000]"), e.getMessage());
+            idx[4000] = -4096;
+            c.setInput("idx", idx);
+            c.run(); // the pool is fine afterwards
         }
     }
 
