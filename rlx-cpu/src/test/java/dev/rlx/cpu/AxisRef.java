@@ -1,7 +1,6 @@
 package dev.rlx.cpu;
 
 import dev.rlx.ir.HalfFloats;
-import java.util.Arrays;
 
 /**
  * Plain-loop helpers for the reference side of the axis-kernel tests: which flat positions form each line
@@ -51,9 +50,5 @@ final class AxisRef {
     /** The value a bf16 slot holds after storing {@code v}. */
     static double bf16(double v) {
         return HalfFloats.bf16ToFloat(HalfFloats.toBF16((float) v));
-    }
-
-    static double[] map(double[] a, java.util.function.DoubleUnaryOperator f) {
-        return Arrays.stream(a).map(f).toArray();
     }
 }
