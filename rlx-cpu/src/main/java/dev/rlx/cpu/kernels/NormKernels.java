@@ -1,29 +1,262 @@
 package dev.rlx.cpu.kernels;
 
-import dev.rlx.ir.Node;
-import dev.rlx.runtime.CompileException;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 
-/** Softmax, log-softmax and the layer, RMS and group normalisations. */
+import dev.rlx.ir.DType;
+import dev.rlx.ir.Node;
+import dev.rlx.ir.Op;
+import dev.rlx.ir.Shape;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Softmax, log-softmax and the layer, RMS and group normalisations, on any float dtype.
+ *
+ * <p>Numerics: softmax subtracts the line max before {@code exp}; the norms take two passes over a row, the
+ * mean and then the mean of squared deviations from it (RMS: deviations from 0), so no catastrophic
+ * cancellation. f32 rows of stride 1 run on {@link RowsF32} (float lanes, block sums in double); strided
+ * lines and other dtypes run in double through {@link Elements}. Work is split over lines or rows.
+ */
 public final class NormKernels {
     private NormKernels() {}
 
+    // ---------------------------------------------------------------- factories
+
     public static Kernel softmax(Node n, LowerContext ctx) {
-        throw new CompileException("cpu: softmax is not implemented yet (node " + n.describe() + ")");
+        return alongAxis(n, ctx, ((Op.Softmax) n.op()).axis(), false);
     }
 
     public static Kernel logSoftmax(Node n, LowerContext ctx) {
-        throw new CompileException("cpu: logSoftmax is not implemented yet (node " + n.describe() + ")");
+        return alongAxis(n, ctx, ((Op.LogSoftmax) n.op()).axis(), true);
     }
 
+    private static Kernel alongAxis(Node n, LowerContext ctx, int axis, boolean log) {
+        Buf x = ctx.in(n, 0);
+        // x and y share dims and layout, so one set of line offsets serves both
+        AxisLines lines = AxisLines.of(x.shape().dims(), axis, x.shape().strides());
+        return new Softmax(log, x, ctx.out(n, 0), lines, ctx.parallel());
+    }
+
+    /** Layer norm over axes {@code [axis, rank)}: each row of the trailing dims is one group. */
     public static Kernel layerNorm(Node n, LowerContext ctx) {
-        throw new CompileException("cpu: layerNorm is not implemented yet (node " + n.describe() + ")");
+        Op.LayerNorm op = (Op.LayerNorm) n.op();
+        return trailing(n, ctx, op.axis(), op.eps(), true);
     }
 
+    /** RMS norm over axes {@code [axis, rank)}. */
     public static Kernel rmsNorm(Node n, LowerContext ctx) {
-        throw new CompileException("cpu: rmsNorm is not implemented yet (node " + n.describe() + ")");
+        Op.RmsNorm op = (Op.RmsNorm) n.op();
+        return trailing(n, ctx, op.axis(), op.eps(), false);
     }
 
+    private static Kernel trailing(Node n, LowerContext ctx, int axis, float eps, boolean centered) {
+        Buf x = ctx.in(n, 0);
+        Shape s = x.shape();
+        long rowLen = s.elementCount(axis, s.rank());
+        Buf beta = n.inputs().size() > 2 ? ctx.in(n, 2) : null;
+        return rows(x, ctx.out(n, 0), ctx.in(n, 1), beta, s.elementCount(0, axis), 1, rowLen, 1, true, centered, eps,
+                ctx);
+    }
+
+    /**
+     * Group norm of {@code x [N, C, ...]}: the C/G channels of a group are adjacent, so group g of batch b is
+     * the contiguous row {@code b * G + g}, made of C/G channel segments that each take one gamma and beta.
+     */
     public static Kernel groupNorm(Node n, LowerContext ctx) {
-        throw new CompileException("cpu: groupNorm is not implemented yet (node " + n.describe() + ")");
+        Op.GroupNorm op = (Op.GroupNorm) n.op();
+        Buf x = ctx.in(n, 0);
+        Shape s = x.shape();
+        int groups = op.numGroups();
+        int segs = s.dim(1) / groups;
+        long spatial = s.elementCount(2, s.rank());
+        return rows(x, ctx.out(n, 0), ctx.in(n, 1), ctx.in(n, 2), (long) s.dim(0) * groups, groups, spatial, segs,
+                false, true, op.eps(), ctx);
+    }
+
+    private static Kernel rows(Buf x, Buf y, Buf gamma, Buf beta, long rows, int groups, long segLen, int segs,
+                               boolean perElement, boolean centered, float eps, LowerContext ctx) {
+        if (x.size() == 0) {
+            return Kernels.NONE;
+        }
+        if (rows > Integer.MAX_VALUE || segLen * segs > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(x.shape() + " has more than 2^31-1 rows or elements per row");
+        }
+        return new NormRows(x, y, gamma, beta, (int) rows, groups, (int) segLen, segs, perElement, centered, eps,
+                ctx.parallel());
+    }
+
+    // ---------------------------------------------------------------- softmax
+
+    /** One line per unit: max, sum of exp(x - max), then the scaled (or log) result. */
+    static final class Softmax implements Kernel, RangeTask {
+        private final boolean log;
+        private final MemorySegment x;
+        private final MemorySegment y;
+        private final DType t;
+        private final AxisLines lines;
+        private final boolean vector;
+        private final Parallel parallel;
+
+        Softmax(boolean log, Buf x, Buf y, AxisLines lines, Parallel parallel) {
+            this.log = log;
+            this.x = x.seg();
+            this.y = y.seg();
+            this.t = x.dtype();
+            this.lines = lines;
+            this.vector = t == DType.F32 && lines.step(0) == 1;
+            this.parallel = parallel;
+        }
+
+        @Override
+        public void run() {
+            parallel.parallelFor(lines.count(), Grain.of(lines.length()), this);
+        }
+
+        @Override
+        public void range(int from, int to) {
+            int n = lines.length();
+            for (int l = from; l < to; l++) {
+                long s = lines.start(0, l);
+                if (vector) {
+                    rowF32(s, n);
+                } else {
+                    lineDouble(s, n, lines.step(0));
+                }
+            }
+        }
+
+        private void rowF32(long s, int n) {
+            float max = RowsF32.extreme(x, s, n, true);
+            double sum = RowsF32.expShiftedSum(x, s, y, s, n, max);
+            if (log) {
+                RowsF32.affine(x, s, y, s, n, max, 1f, null, 0, 1f, null, 0, (float) -Math.log(sum));
+            } else {
+                RowsF32.affine(y, s, y, s, n, 0f, (float) (1 / sum), null, 0, 1f, null, 0, 0f);
+            }
+        }
+
+        /** The scalar definition, in double. */
+        private void lineDouble(long s, int n, long step) {
+            double max = Double.NEGATIVE_INFINITY;
+            for (int j = 0; j < n; j++) {
+                max = Math.max(max, Elements.getD(x, s + j * step, t));
+            }
+            double sum = 0;
+            for (int j = 0; j < n; j++) {
+                sum += Math.exp(Elements.getD(x, s + j * step, t) - max);
+            }
+            double logSum = Math.log(sum);
+            double inv = 1 / sum;
+            for (int j = 0; j < n; j++) {
+                long i = s + j * step;
+                double v = Elements.getD(x, i, t) - max;
+                Elements.setD(y, i, t, log ? v - logSum : Math.exp(v) * inv);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- layer / RMS / group norm
+
+    /**
+     * One contiguous row per unit: {@code y = (x - mean) / sqrt(var + eps) * gamma + beta}, with mean 0 when
+     * not {@code centered} (RMS). A row is {@code segs} segments of {@code segLen}; gamma and beta are read
+     * per element of the row ({@code perElement}: layer and RMS norm) or once per segment at channel
+     * {@code (row % groups) * segs + segment} (group norm).
+     */
+    static final class NormRows implements Kernel, RangeTask {
+        private final MemorySegment x;
+        private final MemorySegment y;
+        private final MemorySegment gamma;
+        private final MemorySegment beta; // null: no bias
+        private final DType t;
+        private final int rows;
+        private final int groups;
+        private final int segLen;
+        private final int segs;
+        private final int rowLen;
+        private final boolean perElement;
+        private final boolean centered;
+        private final double eps;
+        private final boolean vector;
+        private final Parallel parallel;
+
+        NormRows(Buf x, Buf y, Buf gamma, Buf beta, int rows, int groups, int segLen, int segs, boolean perElement,
+                 boolean centered, float eps, Parallel parallel) {
+            this.x = x.seg();
+            this.y = y.seg();
+            this.gamma = gamma.seg();
+            this.beta = beta == null ? null : beta.seg();
+            this.t = x.dtype();
+            this.rows = rows;
+            this.groups = groups;
+            this.segLen = segLen;
+            this.segs = segs;
+            this.rowLen = segLen * segs;
+            this.perElement = perElement;
+            this.centered = centered;
+            this.eps = eps;
+            this.vector = t == DType.F32;
+            this.parallel = parallel;
+        }
+
+        @Override
+        public void run() {
+            parallel.parallelFor(rows, Grain.of(rowLen), this);
+        }
+
+        @Override
+        public void range(int from, int to) {
+            for (int r = from; r < to; r++) {
+                long off = (long) r * rowLen;
+                if (vector) {
+                    rowF32(r, off);
+                } else {
+                    rowDouble(r, off);
+                }
+            }
+        }
+
+        private void rowF32(int r, long off) {
+            float mean = centered ? (float) (RowsF32.sum(x, off, rowLen) / rowLen) : 0f;
+            double var = RowsF32.sumSquaredDeviations(x, off, rowLen, mean) / rowLen;
+            float rstd = (float) (1 / Math.sqrt(var + eps));
+            for (int s = 0; s < segs; s++) {
+                long so = off + (long) s * segLen;
+                if (perElement) {
+                    long go = (long) s * segLen;
+                    RowsF32.affine(x, so, y, so, segLen, mean, rstd, gamma, go, 0f, beta, go, 0f);
+                } else {
+                    long c = channel(r, s);
+                    float b = beta == null ? 0f : beta.getAtIndex(JAVA_FLOAT, c);
+                    RowsF32.affine(x, so, y, so, segLen, mean, rstd, null, 0, gamma.getAtIndex(JAVA_FLOAT, c), null, 0, b);
+                }
+            }
+        }
+
+        /** The scalar definition, in double. */
+        private void rowDouble(int r, long off) {
+            double mean = 0;
+            if (centered) {
+                for (int j = 0; j < rowLen; j++) {
+                    mean += Elements.getD(x, off + j, t);
+                }
+                mean /= rowLen;
+            }
+            double var = 0;
+            for (int j = 0; j < rowLen; j++) {
+                double d = Elements.getD(x, off + j, t) - mean;
+                var += d * d;
+            }
+            double rstd = 1 / Math.sqrt(var / rowLen + eps);
+            for (int j = 0; j < rowLen; j++) {
+                long p = perElement ? j : channel(r, j / segLen);
+                double b = beta == null ? 0 : Elements.getD(beta, p, t);
+                double v = (Elements.getD(x, off + j, t) - mean) * rstd * Elements.getD(gamma, p, t) + b;
+                Elements.setD(y, off + j, t, v);
+            }
+        }
+
+        private long channel(int row, int segment) {
+            return (long) (row % groups) * segs + segment;
+        }
     }
 }
