@@ -69,7 +69,7 @@ final class DemoCommand implements Callable<Integer> {
             }
             c.setInput("x", b.randomInput(seed + 1));
             float[] y = new float[(int) c.output(0).size()];
-            for (int i = 0; i < 10; i++) {
+            for (int i = 0; i < Math.max(20, runs); i++) { // warm-up: let the JIT compile the kernels
                 c.run();
             }
             long[] ns = new long[Math.max(1, runs)];

@@ -9,15 +9,15 @@ import dev.rlx.ir.Graph;
 import dev.rlx.ir.Op;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.Value;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
  * A small CNN end to end on the CPU backend against a float64 reference: conv 3x3 (pad 1) -> add bias ->
- * relu -> maxpool 2 -> conv 3x3 with bias -> relu -> avgpool 2 -> flatten -> matmul + bias, batch 4.
- * It stops at the logits: softmax has no CPU kernel on this branch yet (NormKernels is being written
- * elsewhere); append {@code g.softmax(logits, 1)} and a reference softmax once it lands.
+ * relu -> maxpool 2 -> conv 3x3 with bias -> relu -> avgpool 2 -> flatten -> matmul + bias -> softmax,
+ * batch 4. Both the logits and the class probabilities are outputs and checked.
  */
 class SmallCnnTest {
     private static final int BATCH = 4;
@@ -32,7 +32,7 @@ class SmallCnnTest {
     private static final double RTOL = 1e-5;
 
     @Test
-    void smallCnn_logitsMatchFloat64Reference() {
+    void smallCnn_logitsAndProbabilitiesMatchFloat64Reference() {
         Graph g = new Graph("small_cnn");
         Value x = g.input("x", Shape.of(DType.F32, BATCH, 3, 16, 16));
         Value w1 = g.param("w1", Shape.of(DType.F32, 8, 3, 3, 3));
@@ -49,7 +49,7 @@ class SmallCnnTest {
         h = g.relu(g.conv(h, w2, b2, conv3x3));
         h = g.avgPool(h, 2, 2);
         Value logits = g.add(g.matmul(g.reshape(h, BATCH, 16 * 4 * 4), wf), bf);
-        g.setOutputs(logits);
+        g.setOutputs(logits, g.softmax(logits, 1));
 
         Random r = new Random(2024);
         Ref xr = Ref.random(r, -1, 1, BATCH, 3, 16, 16);
@@ -59,8 +59,8 @@ class SmallCnnTest {
         Ref b2r = weights(r, 1, 16);
         Ref wfr = weights(r, 256, 256, CLASSES);
         Ref bfr = weights(r, 1, CLASSES);
-        double[] out = Runner.run(g, Map.of("x", xr, "w1", w1r, "b1", b1r, "w2", w2r, "b2", b2r, "wf", wfr, "bf", bfr))
-                .get(0);
+        List<double[]> outs = Runner.run(g, Map.of("x", xr, "w1", w1r, "b1", b1r, "w2", w2r, "b2", b2r, "wf", wfr,
+                "bf", bfr));
 
         Ref e = NnReference.conv(xr, w1r, null, conv3x3);
         e = relu(addChannelBias(e, b1r));
@@ -68,7 +68,26 @@ class SmallCnnTest {
         e = relu(NnReference.conv(e, w2r, b2r, conv3x3));
         e = NnReference.pool(e, Op.Pool.of(Op.Pool.Kind.AVG, 2, 2));
         Ref expected = linear(new Ref(new int[] {BATCH, 256}, e.data()), wfr, bfr);
-        Close.assertClose(expected.data(), out, ATOL, RTOL, "small cnn logits");
+        Close.assertClose(expected.data(), outs.get(0), ATOL, RTOL, "small cnn logits");
+        Close.assertClose(softmaxRows(expected).data(), outs.get(1), ATOL, RTOL, "small cnn probabilities");
+    }
+
+    private static Ref softmaxRows(Ref x) {
+        Ref out = Ref.zeros(x.dims());
+        for (int i = 0; i < x.dim(0); i++) {
+            double max = Double.NEGATIVE_INFINITY;
+            for (int j = 0; j < x.dim(1); j++) {
+                max = Math.max(max, x.at(i, j));
+            }
+            double sum = 0;
+            for (int j = 0; j < x.dim(1); j++) {
+                sum += Math.exp(x.at(i, j) - max);
+            }
+            for (int j = 0; j < x.dim(1); j++) {
+                out.set(Math.exp(x.at(i, j) - max) / sum, i, j);
+            }
+        }
+        return out;
     }
 
     /** Uniform in +-1/sqrt(fanIn), so activations stay of order 1 through the layers. */
