@@ -48,6 +48,14 @@ final class Binding {
         }
     }
 
+    /** Throws for the first value (at {@code bad}, or none when -1) the slot's integer type cannot hold. */
+    private void checkRange(int bad, java.util.function.IntToLongFunction valueAt) {
+        if (bad >= 0) {
+            throw new BindingException(describe() + ": value " + valueAt.applyAsLong(bad) + " at index " + bad
+                    + " does not fit " + shape.dtype().label());
+        }
+    }
+
     private void commit() {
         if (staged) {
             exe.write(value, bytes);
@@ -77,11 +85,7 @@ final class Binding {
     void set(int[] src) {
         checkType(HostData.intTarget(shape.dtype()), "int");
         checkCount(src.length, "int");
-        int bad = HostData.firstOutOfRange(src, shape.dtype());
-        if (bad >= 0) {
-            throw new BindingException(describe() + ": value " + src[bad] + " at index " + bad + " does not fit "
-                    + shape.dtype().label());
-        }
+        checkRange(HostData.firstOutOfRange(src, shape.dtype()), bad -> src[bad]);
         HostData.write(src, bytes, shape.dtype());
         commit();
     }
@@ -89,11 +93,7 @@ final class Binding {
     void set(long[] src) {
         checkType(HostData.intTarget(shape.dtype()), "long");
         checkCount(src.length, "long");
-        int bad = HostData.firstOutOfRange(src, shape.dtype());
-        if (bad >= 0) {
-            throw new BindingException(describe() + ": value " + src[bad] + " at index " + bad + " does not fit "
-                    + shape.dtype().label());
-        }
+        checkRange(HostData.firstOutOfRange(src, shape.dtype()), bad -> src[bad]);
         HostData.write(src, bytes, shape.dtype());
         commit();
     }

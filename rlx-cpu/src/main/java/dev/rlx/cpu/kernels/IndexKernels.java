@@ -137,29 +137,26 @@ public final class IndexKernels {
     // ---------------------------------------------------------------- scatter-add
 
     /** One line along the axis per unit: f32 adds in float, other floats in double, integers in long (wrapping). */
-    static final class ScatterAdd implements Kernel, RangeTask {
+    static final class ScatterAdd extends AxisLineKernel {
         private final MemorySegment data;
         private final MemorySegment upd;
         private final MemorySegment out;
         private final DType t;
         private final Checked indices;
-        private final AxisLines lines;
-        private final Parallel parallel;
 
         ScatterAdd(Buf data, Buf upd, Buf out, Checked indices, AxisLines lines, Parallel parallel) {
+            super(lines, parallel);
             this.data = data.seg();
             this.upd = upd.seg();
             this.out = out.seg();
             this.t = data.dtype();
             this.indices = indices;
-            this.lines = lines;
-            this.parallel = parallel;
         }
 
         @Override
         public void run() {
             MemorySegment.copy(data, 0, out, 0, out.byteSize());
-            parallel.parallelFor(lines.count(), Grain.of(lines.length()), this);
+            super.run();
         }
 
         @Override

@@ -87,28 +87,20 @@ public final class NormKernels {
     // ---------------------------------------------------------------- softmax
 
     /** One line per unit: max, sum of exp(x - max), then the scaled (or log) result. */
-    static final class Softmax implements Kernel, RangeTask {
+    static final class Softmax extends AxisLineKernel {
         private final boolean log;
         private final MemorySegment x;
         private final MemorySegment y;
         private final DType t;
-        private final AxisLines lines;
         private final boolean vector;
-        private final Parallel parallel;
 
         Softmax(boolean log, Buf x, Buf y, AxisLines lines, Parallel parallel) {
+            super(lines, parallel);
             this.log = log;
             this.x = x.seg();
             this.y = y.seg();
             this.t = x.dtype();
-            this.lines = lines;
             this.vector = t == DType.F32 && lines.step(0) == 1;
-            this.parallel = parallel;
-        }
-
-        @Override
-        public void run() {
-            parallel.parallelFor(lines.count(), Grain.of(lines.length()), this);
         }
 
         @Override

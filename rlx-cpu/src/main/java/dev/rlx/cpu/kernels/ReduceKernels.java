@@ -210,28 +210,20 @@ public final class ReduceKernels {
     // ---------------------------------------------------------------- arg-max / arg-min
 
     /** One line per unit; writes the I64 index of its first extreme (NaN counting as the extreme). */
-    static final class ArgReduce implements Kernel, RangeTask {
+    static final class ArgReduce extends AxisLineKernel {
         private final boolean largest;
         private final MemorySegment x;
         private final MemorySegment y;
         private final DType t;
-        private final AxisLines lines;
         private final boolean vector;
-        private final Parallel parallel;
 
         ArgReduce(boolean largest, Buf x, Buf y, AxisLines lines, Parallel parallel) {
+            super(lines, parallel);
             this.largest = largest;
             this.x = x.seg();
             this.y = y.seg();
             this.t = x.dtype();
-            this.lines = lines;
             this.vector = t == DType.F32 && lines.step(0) == 1;
-            this.parallel = parallel;
-        }
-
-        @Override
-        public void run() {
-            parallel.parallelFor(lines.count(), Grain.of(lines.length()), this);
         }
 
         @Override
@@ -287,28 +279,20 @@ public final class ReduceKernels {
     // ---------------------------------------------------------------- cumsum
 
     /** One line per unit: a running sum in double (floats) or long (integers, wrapping). */
-    static final class Cumsum implements Kernel, RangeTask {
+    static final class Cumsum extends AxisLineKernel {
         private final MemorySegment x;
         private final MemorySegment y;
         private final DType t;
-        private final AxisLines lines;
         private final boolean exclusive;
         private final boolean reverse;
-        private final Parallel parallel;
 
         Cumsum(Buf x, Buf y, AxisLines lines, boolean exclusive, boolean reverse, Parallel parallel) {
+            super(lines, parallel);
             this.x = x.seg();
             this.y = y.seg();
             this.t = x.dtype();
-            this.lines = lines;
             this.exclusive = exclusive;
             this.reverse = reverse;
-            this.parallel = parallel;
-        }
-
-        @Override
-        public void run() {
-            parallel.parallelFor(lines.count(), Grain.of(lines.length()), this);
         }
 
         @Override
