@@ -48,10 +48,10 @@ final class Binding {
         }
     }
 
-    /** Throws for the first value (at {@code bad}, or none when -1) the slot's integer type cannot hold. */
-    private void checkRange(int bad, java.util.function.IntToLongFunction valueAt) {
+    /** Throws when {@code bad >= 0}: the index of the first value (given) the slot's integer type cannot hold. */
+    private void checkRange(int bad, long value) {
         if (bad >= 0) {
-            throw new BindingException(describe() + ": value " + valueAt.applyAsLong(bad) + " at index " + bad
+            throw new BindingException(describe() + ": value " + value + " at index " + bad
                     + " does not fit " + shape.dtype().label());
         }
     }
@@ -85,7 +85,8 @@ final class Binding {
     void set(int[] src) {
         checkType(HostData.intTarget(shape.dtype()), "int");
         checkCount(src.length, "int");
-        checkRange(HostData.firstOutOfRange(src, shape.dtype()), bad -> src[bad]);
+        int bad = HostData.firstOutOfRange(src, shape.dtype());
+        checkRange(bad, bad >= 0 ? src[bad] : 0);
         HostData.write(src, bytes, shape.dtype());
         commit();
     }
@@ -93,7 +94,8 @@ final class Binding {
     void set(long[] src) {
         checkType(HostData.intTarget(shape.dtype()), "long");
         checkCount(src.length, "long");
-        checkRange(HostData.firstOutOfRange(src, shape.dtype()), bad -> src[bad]);
+        int bad = HostData.firstOutOfRange(src, shape.dtype());
+        checkRange(bad, bad >= 0 ? src[bad] : 0);
         HostData.write(src, bytes, shape.dtype());
         commit();
     }
