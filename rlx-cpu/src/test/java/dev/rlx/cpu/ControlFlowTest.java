@@ -3,6 +3,8 @@ package dev.rlx.cpu;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.rlx.cpu.testing.Runner;
 import dev.rlx.ir.Attrs;
@@ -12,6 +14,7 @@ import dev.rlx.ir.Shape;
 import dev.rlx.ir.Value;
 import dev.rlx.runtime.CompiledGraph;
 import dev.rlx.runtime.Device;
+import dev.rlx.runtime.LoopLimitException;
 import dev.rlx.runtime.OpRegistry;
 import dev.rlx.runtime.Session;
 import java.util.List;
@@ -106,10 +109,70 @@ class ControlFlowTest {
     }
 
     @Test
-    void while_stopsAtTheCap() {
-        List<double[]> out = Runner.run(doublingLoop(3), Map.of("n", new float[] {10}, "acc", new float[] {1, 1, 1, 1}));
-        assertArrayEquals(new double[] {3}, out.get(0));
-        assertArrayEquals(new double[] {8, 8, 8, 8}, out.get(1));
+    void while_guard_allowsExactlyMaxIterations_thenFailsClearly() {
+        Graph g = doublingLoop(3);
+        try (Session s = new Session(Device.CPU); CompiledGraph c = s.compile(g)) {
+            c.setInput("acc", new float[] {1, 1, 1, 1});
+            c.setInput("n", new float[] {3});
+            c.run();
+            assertArrayEquals(new float[] {8, 8, 8, 8}, c.output(1).toFloatArray());
+
+            c.setInput("n", new float[] {10});
+            LoopLimitException e = assertThrows(LoopLimitException.class, c::run);
+            assertEquals(3, e.limit());
+            assertTrue(e.getMessage().contains("while") && e.getMessage().contains("3 iterations"), e.getMessage());
+
+            c.setInput("n", new float[] {2}); // still usable after the failed run
+            c.run();
+            assertArrayEquals(new float[] {4, 4, 4, 4}, c.output(1).toFloatArray());
+        }
+    }
+
+    @Test
+    void scan_cumulativeProduct() {
+        // carry' = carry * x_t, y_t = carry': the running product of the rows of xs
+        Graph body = new Graph("prod");
+        Value c = body.input("carry", F4);
+        Value x = body.input("x", F4);
+        Value next = body.mul(c, x);
+        body.setOutputs(next, next);
+        Graph g = new Graph("cumprod");
+        List<Value> out = g.scan(body, 5, 1, false, g.input("one", F4), g.input("xs", Shape.of(DType.F32, 5, 4)));
+        g.setOutputs(out.get(1));
+        float[] xs = new float[20];
+        java.util.Random r = new java.util.Random(8);
+        for (int i = 0; i < xs.length; i++) {
+            xs[i] = 0.5f + r.nextFloat();
+        }
+        double[] got = Runner.run(g, Map.of("one", new float[] {1, 1, 1, 1}, "xs", xs)).get(0);
+        double[] acc = {1, 1, 1, 1};
+        for (int t = 0; t < 5; t++) {
+            for (int j = 0; j < 4; j++) {
+                acc[j] *= xs[t * 4 + j];
+                assertEquals(acc[j], got[t * 4 + j], 1e-6 * Math.abs(acc[j]), "step " + t + " lane " + j);
+            }
+        }
+    }
+
+    @Test
+    void nested_loopInsideABranch() {
+        // if (flag) { while (i < 4) { i++; acc *= 2 } } else { acc - 1 }: the loop only runs when taken
+        Graph cond = new Graph("cond");
+        cond.setOutputs(cond.lt(cond.input("i", SCALAR), cond.scalar(4f)));
+        cond.input("acc", SCALAR);
+        Graph body = new Graph("body");
+        Value bi = body.input("i", SCALAR);
+        Value bacc = body.input("acc", SCALAR);
+        body.setOutputs(body.add(bi, body.scalar(1f)), body.mul(bacc, body.scalar(2f)));
+        Graph then = new Graph("then");
+        Value ta = then.input("acc", SCALAR);
+        then.setOutputs(then.whileLoop(cond, body, 100, then.scalar(0f), ta).get(1));
+        Graph otherwise = new Graph("else");
+        otherwise.setOutputs(otherwise.sub(otherwise.input("acc", SCALAR), otherwise.scalar(1f)));
+        Graph g = new Graph("nested");
+        g.setOutputs(g.ifElse(g.input("flag", Shape.scalar(DType.BOOL)), then, otherwise, g.input("acc", SCALAR)).get(0));
+        assertArrayEquals(new double[] {48}, Runner.run(g, Map.of("flag", new boolean[] {true}, "acc", new float[] {3})).get(0));
+        assertArrayEquals(new double[] {2}, Runner.run(g, Map.of("flag", new boolean[] {false}, "acc", new float[] {3})).get(0));
     }
 
     /** carry' = carry + x_t; y_t = carry' * 10: a running sum and its trajectory. */

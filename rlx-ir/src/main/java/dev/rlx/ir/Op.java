@@ -1008,14 +1008,16 @@ public sealed interface Op {
     /**
      * {@code while (cond(c)) c = body(c); return c} over the loop-carried values {@code c} (the inputs).
      * {@code cond} maps the carries to one BOOL element; {@code body} maps them to new carries of the same
-     * shapes. {@code maxIterations >= 0} caps the trip count; {@code -1} means no cap.
+     * shapes. {@code maxIterations >= 0} is a guard against runaway loops: a run whose loop would start
+     * iteration {@code maxIterations + 1} fails with an error naming the node instead of spinning; {@code -1}
+     * means no guard. (A fixed trip count belongs in {@code cond}, e.g. a counter carry.)
      */
     record While(Graph cond, Graph body, long maxIterations) implements Op {
         public While {
             Objects.requireNonNull(cond, "cond");
             Objects.requireNonNull(body, "body");
             if (maxIterations < -1) {
-                throw fail("while", "maxIterations must be -1 (no cap) or >= 0 but is %d", maxIterations);
+                throw fail("while", "maxIterations must be -1 (no guard) or >= 0 but is %d", maxIterations);
             }
         }
 

@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
+import dev.rlx.runtime.LoopLimitException;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -39,18 +40,21 @@ public final class ControlFlowKernels {
         LowerContext.SubProgram body = ctx.compile(op.body());
         MemorySegment[] init = segments(n, ctx, 0, n.inputs().size(), true);
         MemorySegment[] state = segments(n, ctx, 0, n.outputs().size(), false); // the outputs hold the carries
-        long cap = op.maxIterations();
+        long guard = op.maxIterations();
         return () -> {
             for (int i = 0; i < state.length; i++) {
                 copy(init[i], state[i]);
             }
-            for (long iter = 0; cap < 0 || iter < cap; iter++) {
+            for (long iter = 0; ; iter++) {
                 for (int i = 0; i < state.length; i++) {
                     copy(state[i], cond.input(i));
                 }
                 cond.run();
                 if (cond.output(0).get(JAVA_BYTE, 0) == 0) {
                     break;
+                }
+                if (iter == guard) {
+                    throw new LoopLimitException(n.describe(), guard);
                 }
                 for (int i = 0; i < state.length; i++) {
                     copy(state[i], body.input(i));
