@@ -55,6 +55,9 @@ final class CpuLowering {
             case Op.If i -> ControlFlowKernels.ifElse(n, ctx);
             case Op.While w -> ControlFlowKernels.whileLoop(n, ctx);
             case Op.Scan s -> ControlFlowKernels.scan(n, ctx);
+            case Op.Fused f -> ElementwiseKernels.fused(n, ctx);
+            case Op.FusedMatMul f -> MatMulKernel.fused(n, ctx);
+            case Op.AddNorm a -> NormKernels.addNorm(n, ctx);
             case Op.Custom c -> CustomKernels.custom(n, ctx);
         };
     }

@@ -167,6 +167,16 @@ public final class GraphSerializer {
                         shape(s);
                     }
                 }
+                case PROGRAM -> {
+                    ElementwiseProgram p = (ElementwiseProgram) v;
+                    out.writeInt(p.inputs());
+                    out.writeInt(p.steps().size());
+                    for (ElementwiseProgram.Step st : p.steps()) {
+                        str(st.isUnary() ? "u:" + st.unary().name() : "b:" + st.binary().name());
+                        out.writeInt(st.a());
+                        out.writeInt(st.b());
+                    }
+                }
             }
         }
 
@@ -418,7 +428,37 @@ public final class GraphSerializer {
                     }
                     yield l;
                 }
+                case PROGRAM -> program(what);
             };
+        }
+
+        private ElementwiseProgram program(String what) {
+            int at = pos;
+            int inputs = i32(what + " inputs");
+            int n = count(what + " steps", 12);
+            List<ElementwiseProgram.Step> steps = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                int stepAt = pos;
+                String k = str(what + " step kind");
+                int a = i32(what + " step operand");
+                int b = i32(what + " step operand");
+                try {
+                    if (k.startsWith("u:")) {
+                        steps.add(new ElementwiseProgram.Step(UnaryKind.valueOf(k.substring(2)), null, a, b));
+                    } else if (k.startsWith("b:")) {
+                        steps.add(new ElementwiseProgram.Step(null, BinaryKind.valueOf(k.substring(2)), a, b));
+                    } else {
+                        throw new IllegalArgumentException("unknown step kind '" + k + "'");
+                    }
+                } catch (IllegalArgumentException e) {
+                    throw new GraphFormatException(stepAt, what + ": " + e.getMessage(), e);
+                }
+            }
+            try {
+                return ElementwiseProgram.of(inputs, steps);
+            } catch (IllegalArgumentException e) {
+                throw new GraphFormatException(at, what + ": " + e.getMessage(), e);
+            }
         }
 
         @SuppressWarnings({"unchecked", "rawtypes"})

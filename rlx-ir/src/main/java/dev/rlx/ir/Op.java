@@ -45,6 +45,14 @@ public sealed interface Op {
         return kind().label();
     }
 
+    /**
+     * Whether the op is a function of its operands only: passes may fold it, merge equal copies, or drop it
+     * when unused. Custom ops are impure unless they declare otherwise.
+     */
+    default boolean isPure() {
+        return true;
+    }
+
     // ---------------------------------------------------------------- sources
 
     /** A tensor fed at run time under {@code name}. */
@@ -1083,14 +1091,103 @@ public sealed interface Op {
         }
     }
 
+    // ---------------------------------------------------------------- fusion products
+
+    /**
+     * Several element-wise ops as one kernel: {@code program} evaluated per element over the operands,
+     * broadcast together (NumPy rules); one pass over memory. Made by the fusion pass; every operand has the
+     * same float dtype, which every step accepts.
+     */
+    record Fused(ElementwiseProgram program) implements Op {
+        public Fused {
+            Objects.requireNonNull(program, "program");
+        }
+
+        public OpKind kind() { return OpKind.FUSED; }
+
+        public List<Shape> outputShapes(List<Shape> in) {
+            arity("fused", in, program.inputs());
+            DType t = in.get(0).dtype();
+            for (Shape s : in) {
+                sameDtype("fused", in.get(0), s);
+            }
+            if (!program.accepts(t)) {
+                throw fail("fused", "program %s is not defined on %s", program, t.label());
+            }
+            return List.of(Shape.of(t, broadcast("fused", in.toArray(Shape[]::new))));
+        }
+    }
+
+    /**
+     * A matmul whose result goes straight through an element-wise epilogue (bias, activation, residual):
+     * inputs (a, b, extras...); {@code epilogue} input 0 is {@code a @ b}, inputs 1.. are the extras, each
+     * broadcastable to the matmul result, whose shape the op keeps. Float operands of one dtype.
+     */
+    record FusedMatMul(ElementwiseProgram epilogue) implements Op {
+        public FusedMatMul {
+            Objects.requireNonNull(epilogue, "epilogue");
+        }
+
+        public OpKind kind() { return OpKind.FUSED_MATMUL; }
+
+        public List<Shape> outputShapes(List<Shape> in) {
+            arity("fused_matmul", in, 1 + epilogue.inputs());
+            Shape mm = new MatMul().outputShapes(in.subList(0, 2)).get(0);
+            requireFloat("fused_matmul", mm, "a @ b");
+            if (!epilogue.accepts(mm.dtype())) {
+                throw fail("fused_matmul", "epilogue %s is not defined on %s", epilogue, mm.dtype().label());
+            }
+            for (Shape extra : in.subList(2, in.size())) {
+                sameDtype("fused_matmul", mm, extra);
+                if (!ShapeRules.broadcastsTo(extra.dims(), mm.dims())) {
+                    throw fail("fused_matmul", "epilogue operand %s does not broadcast to the matmul result %s", extra, mm);
+                }
+            }
+            return List.of(mm);
+        }
+    }
+
+    /**
+     * A residual add followed by a normalisation, as one row pass: {@code sum = x + residual} and
+     * {@code norm(sum)} (RMS when {@code rms}, else layer norm) over axes {@code [axis, rank)}. Inputs
+     * (x, residual, gamma[, beta]); outputs (sum, normalised): the sum is the next residual stream.
+     */
+    record AddNorm(boolean rms, int axis, float eps) implements Op {
+        public AddNorm {
+            requireEps("add_norm", eps);
+        }
+
+        public OpKind kind() { return OpKind.ADD_NORM; }
+
+        public String label() { return rms ? "add_rms_norm" : "add_layer_norm"; }
+
+        public List<Shape> outputShapes(List<Shape> in) {
+            arity(label(), in, 3, 4);
+            Shape x = in.get(0);
+            if (!x.equals(in.get(1))) {
+                throw fail(label(), "x %s and residual %s must have the same shape and dtype", x, in.get(1));
+            }
+            List<Shape> norm = new ArrayList<>(in);
+            norm.remove(1);
+            List<Shape> out = normShapes(label(), norm, axis);
+            return List.of(x, out.get(0));
+        }
+    }
+
     // ---------------------------------------------------------------- extension
 
     /**
      * A user op executed by a kernel registered for {@code name} on the target device. The IR cannot infer
      * its shapes, so it records them ({@code outputs}); the runtime's {@code OpRegistry} computes them from
-     * the registered shape function when building.
+     * the registered shape function when building. A custom op is impure (never merged, folded or dropped
+     * by passes) unless {@code pure} says its outputs depend only on its inputs.
      */
-    record Custom(String name, Attrs attrs, List<Shape> outputs) implements Op {
+    record Custom(String name, Attrs attrs, List<Shape> outputs, boolean pure) implements Op {
+        /** An impure custom op. */
+        public Custom(String name, Attrs attrs, List<Shape> outputs) {
+            this(name, attrs, outputs, false);
+        }
+
         public Custom {
             requireName("custom", name);
             Objects.requireNonNull(attrs, "attrs");
@@ -1103,6 +1200,8 @@ public sealed interface Op {
         public OpKind kind() { return OpKind.CUSTOM; }
 
         public String label() { return "custom:" + name; }
+
+        public boolean isPure() { return pure; }
 
         public List<Shape> outputShapes(List<Shape> in) {
             return outputs;

@@ -18,7 +18,7 @@ final class OpFields {
     private OpFields() {}
 
     /** The attribute types an op record may use. */
-    enum FieldType { INT, LONG, FLOAT, DOUBLE, BOOLEAN, STRING, ENUM, SHAPE, TENSOR, ATTRS, GRAPH, INT_LIST, SHAPE_LIST }
+    enum FieldType { INT, LONG, FLOAT, DOUBLE, BOOLEAN, STRING, ENUM, SHAPE, TENSOR, ATTRS, GRAPH, INT_LIST, SHAPE_LIST, PROGRAM }
 
     /** One attribute field of an op record. */
     record Field(String name, FieldType type, Class<?> javaType, java.lang.reflect.Method accessor) {
@@ -92,6 +92,7 @@ final class OpFields {
         if (t == Tensor.class) return FieldType.TENSOR;
         if (t == Attrs.class) return FieldType.ATTRS;
         if (t == Graph.class) return FieldType.GRAPH;
+        if (t == ElementwiseProgram.class) return FieldType.PROGRAM;
         if (t == List.class) {
             Type g = c.getGenericType();
             if (g instanceof ParameterizedType p) {

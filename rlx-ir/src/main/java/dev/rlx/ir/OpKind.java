@@ -19,6 +19,7 @@ public enum OpKind {
     ATTENTION, ROPE,
     CONV, CONV_TRANSPOSE, POOL,
     IF, WHILE, SCAN,
+    FUSED, FUSED_MATMUL, ADD_NORM,
     CUSTOM;
 
     /** Nodes with no inputs that name or hold data: inputs, parameters, constants. */
@@ -32,6 +33,9 @@ public enum OpKind {
 
     /** Hold subgraphs and run them at execution time. */
     public static final Set<OpKind> CONTROL_FLOW = EnumSet.of(IF, WHILE, SCAN);
+
+    /** Made by fusion passes from simpler ops, which a backend may lack. */
+    public static final Set<OpKind> FUSION_PRODUCTS = EnumSet.of(FUSED, FUSED_MATMUL, ADD_NORM);
 
     /** Compositions of simpler ops, first-class for speed. */
     public static final Set<OpKind> COMPOSITE =

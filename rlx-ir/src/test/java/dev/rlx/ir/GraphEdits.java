@@ -92,6 +92,13 @@ final class GraphEdits {
                 yield Attrs.of(m);
             }
             case GRAPH -> null; // see withSubgraphChanged
+            case PROGRAM -> {
+                // append a step: a different program over the same inputs
+                ElementwiseProgram p = (ElementwiseProgram) v;
+                List<ElementwiseProgram.Step> steps = new ArrayList<>(p.steps());
+                steps.add(new ElementwiseProgram.Step(UnaryKind.NEG, null, p.inputs() + steps.size() - 1, -1));
+                yield ElementwiseProgram.of(p.inputs(), steps);
+            }
             case INT_LIST -> {
                 @SuppressWarnings("unchecked")
                 List<Integer> l = new ArrayList<>((List<Integer>) v);

@@ -93,7 +93,7 @@ class PrinterTest {
         List<Value> outs = g.custom("fused", Attrs.of("k", 2, "mode", "fast"), List.of(f32(2), Shape.of(DType.I32)), x);
         g.setOutputs(outs.get(1));
         assertContains(g.toString(),
-                "%1, %1:1 = custom:fused[name=fused, attrs={k=2, mode=fast}, outputs=[f32[2], i32[]]](%0) : f32[2], i32[]");
+                "%1, %1:1 = custom:fused[name=fused, attrs={k=2, mode=fast}, outputs=[f32[2], i32[]], pure=false](%0) : f32[2], i32[]");
         assertContains(g.toString(), "return %1:1");
     }
 

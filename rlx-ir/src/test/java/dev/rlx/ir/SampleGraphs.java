@@ -97,8 +97,17 @@ final class SampleGraphs {
                 g.input("xs", f32(4, 3))).get(1);
         List<Value> custom = g.custom("fancy", everyAttrType(), List.of(f32(3), Shape.of(DType.C64, 1)), x, sc);
 
+        // fusion products
+        ElementwiseProgram prog = ElementwiseProgram.builder(2).binary(BinaryKind.MUL, 0, 1)
+                .unary(UnaryKind.GELU, 2).build();
+        Value fused = g.apply1(new Op.Fused(prog), x, g.input("row", f32(4)));
+        Value fmm = g.apply1(new Op.FusedMatMul(prog), g.input("fa", f32(3, 5)), g.param("fw", f32(5, 4)),
+                g.param("fb", f32(4)));
+        List<Value> addNorm = g.apply(new Op.AddNorm(true, 2, 1e-6f), x, fused, g.param("ang", f32(4)));
+
         g.setOutputs(cast, red, am, sm, lsm, cs, tk.get(0), tk.get(1), ln, rn, gn, rs, tr, sl, cat, ex, ga, sa, att,
-                rope, pool, iff, loop.get(0), loop.get(1), scanned, custom.get(0), custom.get(1));
+                rope, pool, iff, loop.get(0), loop.get(1), scanned, custom.get(0), custom.get(1), fmm, addNorm.get(0),
+                addNorm.get(1));
         return g;
     }
 }

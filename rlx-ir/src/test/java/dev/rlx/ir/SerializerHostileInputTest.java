@@ -270,7 +270,7 @@ class SerializerHostileInputTest {
                 .str("Reduce").str("SUM").i32(2).i32(1).i32(0).u8(0).i32(1).ref(0, 0).u8(0)), "node %1", "sorted");
         assertMalformed(graph(w -> w.str("g").i32(2).inputNode("x", "F32", 2).inputNode("x", "F32", 2)),
                 "node %1", "already has an input named 'x'");
-        assertMalformed(graph(w -> w.str("g").i32(1).str("Custom").str("op").i32(0).i32(0)), "at least one output");
+        assertMalformed(graph(w -> w.str("g").i32(1).str("Custom").str("op").i32(0).i32(0).u8(0)), "at least one output");
         assertMalformed(graph(w -> w.str("  ").i32(0).i32(0)), "graph name must be non-empty");
         assertMalformed(graph(w -> w.str("g").i32(2).inputNode("x", "F32", 2)
                 .str("LayerNorm").i32(0).f32(Float.NaN)), "eps");

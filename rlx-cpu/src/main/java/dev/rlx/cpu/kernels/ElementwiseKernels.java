@@ -163,6 +163,11 @@ public final class ElementwiseKernels {
         };
     }
 
+    /** A fused chain of f32 element-wise ops, evaluated in one pass. */
+    public static Kernel fused(Node n, LowerContext ctx) {
+        return FusedKernel.of(n, ctx);
+    }
+
     private static boolean compare(CompareKind k, double a, double b) {
         return switch (k) {
             case EQ -> a == b;

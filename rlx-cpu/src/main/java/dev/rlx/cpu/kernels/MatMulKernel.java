@@ -33,6 +33,13 @@ public final class MatMulKernel implements Kernel, RangeTask {
     private final int rowBlocks;
     private final int colBlocks;
     private final Parallel parallel;
+    private final int maxParts;
+    private int parts;
+    // Optional element-wise epilogue applied to each finished block while it is in cache (FusedMatMul).
+    private Epilogue epilogue;
+
+    /** The epilogue of a FusedMatMul: program input 0 is the block of C, inputs 1.. broadcast extras. */
+    private record Epilogue(ProgramEval eval, OffsetMap rows, long[] strides, long[][] offs) {}
 
     private MatMulKernel(Buf a, Buf b, Buf c, int m, int k, int n, long[] aBatch, long[] bBatch, Parallel parallel) {
         this.a = a.seg();
@@ -47,6 +54,43 @@ public final class MatMulKernel implements Kernel, RangeTask {
         this.rowBlocks = (m + ROWS - 1) / ROWS;
         this.colBlocks = Math.max(1, (n + COL_BLOCK - 1) / COL_BLOCK);
         this.parallel = parallel;
+        this.maxParts = parallel.threads();
+    }
+
+    /** A matmul with an element-wise epilogue ({@link dev.rlx.ir.Op.FusedMatMul}); f32 only. */
+    public static Kernel fused(Node node, LowerContext ctx) {
+        dev.rlx.ir.Op.FusedMatMul op = (dev.rlx.ir.Op.FusedMatMul) node.op();
+        Buf c = ctx.out(node, 0);
+        if (c.dtype() != DType.F32) {
+            throw new dev.rlx.runtime.CompileException("cpu: fused matmul epilogues are f32 only; node "
+                    + node.describe() + " is " + c.shape());
+        }
+        if (node.inputs().get(0).rank() < 2 || node.inputs().get(1).rank() < 2) {
+            throw new dev.rlx.runtime.CompileException("cpu: fused matmul needs matrix operands (rank >= 2); node "
+                    + node.describe());
+        }
+        MatMulKernel mm = (MatMulKernel) of(node, ctx);
+        int extras = node.inputs().size() - 2;
+        int[] outDims = c.shape().dims();
+        int[] rowDims = java.util.Arrays.copyOf(outDims, Math.max(0, outDims.length - 1));
+        MemorySegment[] segs = new MemorySegment[1 + extras];
+        segs[0] = c.seg();
+        long[][] rowStrides = new long[1 + extras][];
+        long[] strides = new long[1 + extras];
+        rowStrides[0] = java.util.Arrays.copyOf(c.shape().strides(), rowDims.length);
+        strides[0] = 1;
+        for (int e = 0; e < extras; e++) {
+            Buf x = ctx.in(node, 2 + e);
+            long[] bs = Walk.broadcast(x.shape(), outDims);
+            segs[1 + e] = x.seg();
+            rowStrides[1 + e] = java.util.Arrays.copyOf(bs, rowDims.length);
+            strides[1 + e] = outDims.length == 0 ? 0 : bs[outDims.length - 1];
+        }
+        int slots = ctx.parallel().threads();
+        ProgramEval eval = new ProgramEval(op.epilogue(), segs, ctx.scratch(ProgramEval.scratchBytes(op.epilogue(), slots)),
+                slots);
+        mm.epilogue = new Epilogue(eval, OffsetMap.of(rowDims, rowStrides), strides, new long[slots][1 + extras]);
+        return mm;
     }
 
     public static Kernel of(Node node, LowerContext ctx) {
@@ -115,13 +159,25 @@ public final class MatMulKernel implements Kernel, RangeTask {
         if (units == 0) {
             return;
         }
-        // Aim for a few hundred thousand multiply-adds per unit before splitting.
+        // Aim for a few hundred thousand multiply-adds per part before splitting; each part is one
+        // contiguous run of units with its own epilogue scratch.
         long work = (long) ROWS * Math.min(n, COL_BLOCK) * Math.max(1, k);
-        parallel.parallelFor((int) units, (int) Math.max(1, 262_144 / Math.max(1, work)), this);
+        long grain = Math.max(1, 262_144 / Math.max(1, work));
+        parts = (int) Math.max(1, Math.min(maxParts, units / grain));
+        parallel.parallelFor(parts, 1, this);
     }
 
     @Override
     public void range(int from, int to) {
+        long units = (long) aBatch.length * rowBlocks * colBlocks;
+        for (int part = from; part < to; part++) {
+            int begin = (int) (units * part / parts);
+            int end = (int) (units * (part + 1) / parts);
+            units(begin, end, part);
+        }
+    }
+
+    private void units(int from, int to, int part) {
         for (int u = from; u < to; u++) {
             int colBlock = u % colBlocks;
             int rest = u / colBlocks;
@@ -139,6 +195,23 @@ public final class MatMulKernel implements Kernel, RangeTask {
             } else {
                 blockGeneric(ao, bo, co, rows, cols);
             }
+            if (epilogue != null) {
+                applyEpilogue(batch * m + i0, rows, j0, cols, co, part);
+            }
+        }
+    }
+
+    /** Runs the epilogue over the block just computed: output rows {@code row0..}, columns {@code j0..}. */
+    private void applyEpilogue(int row0, int rows, int j0, int cols, long co, int part) {
+        Epilogue e = epilogue;
+        long[] o = e.offs()[part];
+        for (int r = 0; r < rows; r++) {
+            long cRow = co + (long) r * n;
+            o[0] = cRow;
+            for (int x = 1; x < o.length; x++) {
+                o[x] = e.rows().offset(x, row0 + r) + j0 * e.strides()[x];
+            }
+            e.eval().eval(o, e.strides(), c, cRow, cols, part);
         }
     }
 

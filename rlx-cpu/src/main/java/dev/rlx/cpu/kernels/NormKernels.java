@@ -72,6 +72,64 @@ public final class NormKernels {
                 false, true, op.eps(), ctx);
     }
 
+    /**
+     * Residual add then norm ({@link Op.AddNorm}), row by row: a row's sum is written to output 0 and
+     * normalised from there into output 1 while it is still in cache.
+     */
+    public static Kernel addNorm(Node n, LowerContext ctx) {
+        Op.AddNorm op = (Op.AddNorm) n.op();
+        Buf x = ctx.in(n, 0);
+        Buf sum = ctx.out(n, 0);
+        Shape s = x.shape();
+        Buf beta = n.inputs().size() > 3 ? ctx.in(n, 3) : null;
+        Kernel norm = rows(sum, ctx.out(n, 1), ctx.in(n, 2), beta, s.elementCount(0, op.axis()), 1,
+                s.elementCount(op.axis(), s.rank()), 1, true, !op.rms(), op.eps(), ctx);
+        if (norm == Kernels.NONE) {
+            return norm;
+        }
+        return new AddNormRows(x, ctx.in(n, 1), sum, (NormRows) norm, ctx.parallel());
+    }
+
+    /** {@code sum = x + residual} for one row, then that row's norm. */
+    static final class AddNormRows implements Kernel, RangeTask {
+        private final MemorySegment x;
+        private final MemorySegment residual;
+        private final MemorySegment sum;
+        private final DType t;
+        private final NormRows norm;
+        private final Parallel parallel;
+
+        AddNormRows(Buf x, Buf residual, Buf sum, NormRows norm, Parallel parallel) {
+            this.x = x.seg();
+            this.residual = residual.seg();
+            this.sum = sum.seg();
+            this.t = x.dtype();
+            this.norm = norm;
+            this.parallel = parallel;
+        }
+
+        @Override
+        public void run() {
+            parallel.parallelFor(norm.rows, Grain.of(norm.rowLen), this);
+        }
+
+        @Override
+        public void range(int from, int to) {
+            int len = norm.rowLen;
+            for (int r = from; r < to; r++) {
+                long off = (long) r * len;
+                if (t == DType.F32) {
+                    ElementwiseKernels.binaryF32(dev.rlx.ir.BinaryKind.ADD, x, off, 1, residual, off, 1, sum, off, len);
+                } else {
+                    for (int j = 0; j < len; j++) {
+                        Elements.setD(sum, off + j, t, Elements.getD(x, off + j, t) + Elements.getD(residual, off + j, t));
+                    }
+                }
+                norm.row(r);
+            }
+        }
+    }
+
     private static Kernel rows(Buf x, Buf y, Buf gamma, Buf beta, long rows, int groups, long segLen, int segs,
                                boolean perElement, boolean centered, float eps, LowerContext ctx) {
         if (x.size() == 0) {
@@ -160,11 +218,11 @@ public final class NormKernels {
         private final MemorySegment gamma;
         private final MemorySegment beta; // null: no bias
         private final DType t;
-        private final int rows;
+        final int rows;
         private final int groups;
         private final int segLen;
         private final int segs;
-        private final int rowLen;
+        final int rowLen;
         private final boolean perElement;
         private final boolean centered;
         private final double eps;
@@ -198,12 +256,17 @@ public final class NormKernels {
         @Override
         public void range(int from, int to) {
             for (int r = from; r < to; r++) {
-                long off = (long) r * rowLen;
-                if (vector) {
-                    rowF32(r, off);
-                } else {
-                    rowDouble(r, off);
-                }
+                row(r);
+            }
+        }
+
+        /** Normalises row {@code r}. */
+        void row(int r) {
+            long off = (long) r * rowLen;
+            if (vector) {
+                rowF32(r, off);
+            } else {
+                rowDouble(r, off);
             }
         }
 
