@@ -1,6 +1,7 @@
 package dev.rlx.cpu;
 
 import dev.rlx.cpu.kernels.Buf;
+import dev.rlx.cpu.kernels.HalfAdapter;
 import dev.rlx.cpu.kernels.Kernel;
 import dev.rlx.cpu.kernels.LowerContext;
 import dev.rlx.cpu.kernels.Parallel;
@@ -55,6 +56,11 @@ final class CpuCompiler implements LowerContext {
             MemoryPlan.Slot s = e.getValue();
             slots.put(e.getKey(), mem.asSlice(s.offset(), s.bytes()));
         }
+        long adapterBytes = 0;
+        for (Node n : g.nodes()) {
+            adapterBytes = Math.max(adapterBytes, HalfAdapter.bytesNeeded(n));
+        }
+        MemorySegment adapter = adapterBytes == 0 ? null : scratch(adapterBytes);
         List<Kernel> kernels = new ArrayList<>();
         for (Node n : g.nodes()) {
             if (n.op() instanceof Op.Constant c) {
@@ -67,7 +73,8 @@ final class CpuCompiler implements LowerContext {
             }
             Kernel k;
             try {
-                k = CpuLowering.lower(n, this);
+                Kernel wrapped = adapter == null ? null : HalfAdapter.wrap(n, this, adapter, CpuLowering::lower);
+                k = wrapped != null ? wrapped : CpuLowering.lower(n, this);
             } catch (CompileException e) {
                 throw e;
             } catch (RuntimeException e) {

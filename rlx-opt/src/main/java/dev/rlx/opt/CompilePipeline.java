@@ -5,6 +5,8 @@ import dev.rlx.ir.GraphVerificationException;
 import dev.rlx.ir.GraphVerifier;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import dev.rlx.ir.OpKind;
 import java.util.function.BiConsumer;
 
 /**
@@ -18,9 +20,37 @@ public final class CompilePipeline {
         this.passes = List.copyOf(passes);
     }
 
-    /** Dead-code elimination only (more passes arrive with the optimisation work). */
+    /** Dead-code elimination only. */
     public static CompilePipeline standard() {
         return new CompilePipeline(List.of(new DeadCodeElimination()));
+    }
+
+    /**
+     * The passes a compile runs: the precision policy first (so fusion sees final dtypes), then, when
+     * {@code optimize}: simplification, constant folding (when an evaluator is given), common
+     * subexpressions, dead code, residual + norm fusion and element-wise / matmul-epilogue fusion (each only
+     * if the backend {@code supported} the fused kind), and dead code again.
+     */
+    public static CompilePipeline standard(PrecisionPolicy precision, boolean optimize, Set<OpKind> supported,
+                                           ConstantEvaluator evaluator) {
+        List<Pass> p = new ArrayList<>();
+        if (precision.half() != null) {
+            p.add(new PrecisionRewrite(precision));
+        }
+        if (optimize) {
+            p.add(new AlgebraicSimplification());
+            if (evaluator != null) {
+                p.add(new ConstantFolding(evaluator));
+            }
+            p.add(new CommonSubexpressionElimination());
+            p.add(new DeadCodeElimination());
+            if (supported.contains(OpKind.ADD_NORM)) {
+                p.add(new AddNormFusion());
+            }
+            p.add(new ElementwiseFusion(supported));
+            p.add(new DeadCodeElimination());
+        }
+        return new CompilePipeline(p);
     }
 
     public List<Pass> passes() {

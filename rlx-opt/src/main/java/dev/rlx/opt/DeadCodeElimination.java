@@ -6,7 +6,7 @@ import dev.rlx.ir.Value;
 
 /**
  * Drops nodes no output depends on. Inputs and params are always kept, so callers can set them whether
- * or not the graph uses them.
+ * or not the graph uses them; so are impure nodes (custom ops with side effects) and what they read.
  */
 public final class DeadCodeElimination implements Pass {
     @Override
@@ -23,7 +23,7 @@ public final class DeadCodeElimination implements Pass {
         int dead = 0;
         for (int id = g.size() - 1; id >= 0; id--) {
             OpKind k = g.node(id).kind();
-            if (k == OpKind.INPUT || k == OpKind.PARAM) {
+            if (k == OpKind.INPUT || k == OpKind.PARAM || !g.node(id).op().isPure()) {
                 live[id] = true;
             }
             if (live[id]) {

@@ -24,7 +24,8 @@ public record MemoryPlan(Graph graph, Map<Value, Slot> slots, long arenaBytes, l
     /**
      * A value's bytes: {@code [offset, offset + bytes)} of the arena.
      *
-     * @param view   true when the value aliases another value's buffer (no bytes of its own)
+     * @param view   true when the value is a view of another value's bytes (nothing computes it); a value
+     *               computed in place shares its operand's bytes but is not a view
      * @param birth  index of the node that writes it (0 for whole-run values)
      * @param death  index of the last node that reads it (the node count for whole-run values)
      */

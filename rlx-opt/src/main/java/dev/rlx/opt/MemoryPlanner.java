@@ -20,7 +20,8 @@ import java.util.Map;
  * intersecting lifetime: deterministic, and usually close to the peak of live bytes.
  *
  * <p>Views: a reshape, and a step-1 slice whose leading dims are all 1 (so the result is one contiguous
- * run), alias their source; the source then lives as long as its longest-lived view.
+ * run), alias their source; the source then lives as long as its longest-lived view. In-place: see
+ * {@link #plan(Graph, int, boolean)}.
  */
 public final class MemoryPlanner {
     private MemoryPlanner() {}
@@ -45,38 +46,24 @@ public final class MemoryPlanner {
         return -1;
     }
 
+    /** Plans without in-place execution. */
     public static MemoryPlan plan(Graph g, int alignment) {
+        return plan(g, alignment, false);
+    }
+
+    /**
+     * Plans {@code g}. With {@code inPlace}, an element-wise op (unary, binary, fused) writes into an operand
+     * of its own shape and dtype whose last reader it is: the operand's buffer is reused, not a new one.
+     */
+    public static MemoryPlan plan(Graph g, int alignment, boolean inPlace) {
         if (alignment <= 0 || Integer.bitCount(alignment) != 1) {
             throw new IllegalArgumentException("alignment must be a power of two but is " + alignment);
         }
-        int n = g.size();
-        // Root buffer and byte offset within it for every value; views point at their source's root.
-        Map<Value, Value> root = new HashMap<>();
-        Map<Value, Long> rootOffset = new HashMap<>();
-        Map<Value, int[]> life = new HashMap<>(); // root -> {birth, death}
-        for (Node node : g.nodes()) {
-            long vo = node.outputs().size() == 1 ? viewOffset(node) : -1;
-            for (Value out : node.outputs()) {
-                if (vo >= 0) {
-                    Value src = node.inputs().get(0);
-                    root.put(out, root.get(src));
-                    rootOffset.put(out, rootOffset.get(src) + vo);
-                } else {
-                    root.put(out, out);
-                    rootOffset.put(out, 0L);
-                    boolean wholeRun = OpKind.SOURCES.contains(node.kind());
-                    life.put(out, new int[] {wholeRun ? 0 : node.id(), wholeRun ? n : node.id()});
-                }
-            }
-            for (Value in : node.inputs()) {
-                int[] l = life.get(root.get(in));
-                l[1] = Math.max(l[1], node.id());
-            }
-        }
-        for (Value out : g.outputs()) {
-            life.get(root.get(out))[1] = n;
-        }
-
+        Lifetimes first = lifetimes(g, null);
+        Lifetimes lt = inPlace ? lifetimes(g, first) : first;
+        Map<Value, Value> root = lt.root;
+        Map<Value, Long> rootOffset = lt.offset;
+        Map<Value, int[]> life = lt.life;
         List<Value> buffers = new ArrayList<>(life.keySet());
         buffers.sort(Comparator.comparingLong((Value v) -> -v.shape().byteSize())
                 .thenComparingInt(v -> life.get(v)[0]).thenComparingInt(Value::nodeId).thenComparingInt(Value::outputIndex));
@@ -95,14 +82,82 @@ public final class MemoryPlanner {
 
         Map<Value, MemoryPlan.Slot> slots = new HashMap<>();
         for (Node node : g.nodes()) {
+            boolean view = node.outputs().size() == 1 && viewOffset(node) >= 0; // in-place results still compute
             for (Value v : node.outputs()) {
                 Value r = root.get(v);
                 int[] l = life.get(r);
-                slots.put(v, new MemoryPlan.Slot(offsets.get(r) + rootOffset.get(v), v.shape().byteSize(), r != v, l[0],
+                slots.put(v, new MemoryPlan.Slot(offsets.get(r) + rootOffset.get(v), v.shape().byteSize(), view, l[0],
                         l[1]));
             }
         }
         return new MemoryPlan(g, slots, arena, unshared, alignment);
+    }
+
+    /** Each value's root buffer and byte offset in it, and each root's [birth, death]. */
+    private record Lifetimes(Map<Value, Value> root, Map<Value, Long> offset, Map<Value, int[]> life) {}
+
+    /**
+     * Follows views (and, when {@code plain} is given, in-place reuse decided from its lifetimes) to each
+     * value's root buffer, and extends each root's lifetime over every read of it.
+     */
+    private static Lifetimes lifetimes(Graph g, Lifetimes plain) {
+        int n = g.size();
+        Map<Value, Value> root = new HashMap<>();
+        Map<Value, Long> rootOffset = new HashMap<>();
+        Map<Value, int[]> life = new HashMap<>(); // root -> {birth, death}
+        for (Node node : g.nodes()) {
+            long vo = node.outputs().size() == 1 ? viewOffset(node) : -1;
+            Value reuse = plain == null ? null : reusable(node, plain);
+            for (Value out : node.outputs()) {
+                if (vo >= 0 || reuse != null) {
+                    Value src = vo >= 0 ? node.inputs().get(0) : reuse;
+                    root.put(out, root.get(src));
+                    rootOffset.put(out, rootOffset.get(src) + (vo >= 0 ? vo : 0));
+                } else {
+                    root.put(out, out);
+                    rootOffset.put(out, 0L);
+                    boolean wholeRun = OpKind.SOURCES.contains(node.kind());
+                    life.put(out, new int[] {wholeRun ? 0 : node.id(), wholeRun ? n : node.id()});
+                }
+            }
+            for (Value in : node.inputs()) {
+                int[] l = life.get(root.get(in));
+                l[1] = Math.max(l[1], node.id());
+            }
+        }
+        for (Value out : g.outputs()) {
+            life.get(root.get(out))[1] = n;
+        }
+        return new Lifetimes(root, rootOffset, life);
+    }
+
+    /**
+     * The operand whose buffer element-wise {@code node} may overwrite, or null: same shape and dtype as the
+     * result, a buffer of its own (not a view, input, param, constant or output), read by nothing after
+     * {@code node} (views included), and not shared with another operand.
+     */
+    private static Value reusable(Node node, Lifetimes plain) {
+        if (node.outputs().size() != 1 || !(node.op() instanceof Op.Unary || node.op() instanceof Op.Binary
+                || node.op() instanceof Op.Fused)) {
+            return null;
+        }
+        Value out = node.output();
+        for (Value v : node.inputs()) {
+            if (plain.root.get(v) != v || !v.shape().equals(out.shape()) || OpKind.SOURCES.contains(v.node().kind())) {
+                continue;
+            }
+            if (plain.life.get(v)[1] != node.id()) {
+                continue; // read later, or a graph output (whose death is past the last node)
+            }
+            boolean shared = false;
+            for (Value w : node.inputs()) {
+                shared |= !w.equals(v) && plain.root.get(w) == v;
+            }
+            if (!shared) {
+                return v;
+            }
+        }
+        return null;
     }
 
     private static long bestOffset(Value b, long size, List<Value> placed, Map<Value, Long> offsets,

@@ -5,11 +5,9 @@ import dev.rlx.ir.GraphVerifier;
 import dev.rlx.opt.CompilePipeline;
 import dev.rlx.opt.MemoryPlan;
 import dev.rlx.opt.MemoryPlanner;
-import dev.rlx.opt.Pass;
 import dev.rlx.runtime.spi.Backend;
 import dev.rlx.runtime.spi.CompileRequest;
 import dev.rlx.runtime.spi.Executable;
-import java.util.List;
 
 /**
  * Compiles graphs for one device. Thread-safe; close it when done to release the backend (compiled graphs
@@ -63,10 +61,10 @@ public final class Session implements AutoCloseable {
     public CompiledGraph compile(Graph g, CompileOptions options) {
         GraphVerifier.verify(g);
         Legalizer.check(g, backend, OpRegistry.global());
-        CompilePipeline pipeline = options.deadCodeElimination() ? CompilePipeline.standard()
-                : new CompilePipeline(List.<Pass>of());
+        CompilePipeline pipeline = CompilePipeline.standard(options.precision(), options.optimize(),
+                backend.supportedOps(), options.optimize() ? KernelConstantEvaluator.ifAvailable() : null);
         Graph optimised = pipeline.run(g);
-        MemoryPlan plan = MemoryPlanner.plan(optimised, options.alignment());
+        MemoryPlan plan = MemoryPlanner.plan(optimised, options.alignment(), options.optimize());
         Executable exe = backend.compile(new CompileRequest(optimised, plan, options, OpRegistry.global()));
         return new CompiledGraph(device, optimised, plan, exe);
     }

@@ -82,7 +82,7 @@ class SessionTest {
 
     @Test
     void compile_options_reachThePlanAndTheBackend() {
-        CompileOptions o = CompileOptions.defaults().withAlignment(256).withThreads(3).withDeadCodeElimination(false);
+        CompileOptions o = CompileOptions.defaults().withAlignment(256).withThreads(3).withOptimize(false);
         try (Session s = new Session(DEVICE, o); CompiledGraph c = s.compile(withDeadCode())) {
             assertSame(o, s.defaults());
             CompileRequest r = fake.lastRequest;
@@ -133,6 +133,6 @@ class SessionTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> CompileOptions.defaults().withThreads(-1));
         assertTrue(e.getMessage().contains("-1"), e.getMessage());
-        assertEquals(new CompileOptions(64, 0, true), CompileOptions.defaults());
+        assertEquals(new CompileOptions(64, 0, true, dev.rlx.opt.PrecisionPolicy.F32), CompileOptions.defaults());
     }
 }
