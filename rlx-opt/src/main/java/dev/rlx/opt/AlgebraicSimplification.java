@@ -30,32 +30,29 @@ public final class AlgebraicSimplification implements Pass {
                 r.replace(n.output(), r.get(same));
                 return;
             }
+            // Chains are matched on the rewritten graph, so a chain of any length folds into one op.
+            Value in = n.inputs().isEmpty() ? null : r.get(n.inputs().get(0));
+            Node p = in == null ? null : in.node();
             switch (n.op()) {
-                case Op.Reshape rs when producer(n, 0) instanceof Op.Reshape -> {
-                    Value src = n.inputs().get(0).node().inputs().get(0);
-                    Value v = src.shape().equals(n.shape()) ? r.get(src) : r.emit(rs, List.of(r.get(src))).get(0);
-                    r.replace(n.output(), v);
+                case Op.Reshape rs when p.op() instanceof Op.Reshape -> {
+                    Value src = p.inputs().get(0);
+                    r.replace(n.output(), src.shape().equals(n.shape()) ? src : r.emit(rs, List.of(src)).get(0));
                 }
-                case Op.Transpose t when producer(n, 0) instanceof Op.Transpose inner -> {
-                    Value src = n.inputs().get(0).node().inputs().get(0);
+                case Op.Transpose t when p.op() instanceof Op.Transpose inner -> {
+                    Value src = p.inputs().get(0);
                     List<Integer> composed = new ArrayList<>();
                     boolean identity = true;
                     for (int i = 0; i < t.perm().size(); i++) {
                         composed.add(inner.perm().get(t.perm().get(i)));
                         identity &= composed.get(i) == i;
                     }
-                    r.replace(n.output(), identity ? r.get(src) : r.emit(new Op.Transpose(composed), List.of(r.get(src))).get(0));
+                    r.replace(n.output(), identity ? src : r.emit(new Op.Transpose(composed), List.of(src)).get(0));
                 }
-                case Op.Unary u when u.op() == UnaryKind.NEG && producer(n, 0) instanceof Op.Unary inner
-                        && inner.op() == UnaryKind.NEG ->
-                        r.replace(n.output(), r.get(n.inputs().get(0).node().inputs().get(0)));
+                case Op.Unary u when u.op() == UnaryKind.NEG && p.op() instanceof Op.Unary inner
+                        && inner.op() == UnaryKind.NEG -> r.replace(n.output(), p.inputs().get(0));
                 default -> r.copy(n);
             }
         });
-    }
-
-    private static Op producer(Node n, int operand) {
-        return n.inputs().get(operand).node().op();
     }
 
     /** The operand {@code n} passes through unchanged, or null. */

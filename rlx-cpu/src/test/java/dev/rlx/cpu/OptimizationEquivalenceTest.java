@@ -1,0 +1,158 @@
+package dev.rlx.cpu;
+
+import static dev.rlx.cpu.testing.Close.assertClose;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.rlx.ir.DType;
+import dev.rlx.ir.Graph;
+import dev.rlx.ir.Op;
+import dev.rlx.ir.Shape;
+import dev.rlx.ir.Tensor;
+import dev.rlx.ir.Value;
+import dev.rlx.ir.models.LlamaBlock;
+import dev.rlx.runtime.CompileOptions;
+import dev.rlx.runtime.CompiledGraph;
+import dev.rlx.runtime.Device;
+import dev.rlx.runtime.Session;
+import dev.rlx.runtime.TensorView;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The optimising passes (simplification, constant folding, CSE, dead code, fusion, in-place planning) do
+ * not change results: each graph runs with and without them on the same random inputs, and the optimised
+ * one has fewer nodes and kernels.
+ */
+class OptimizationEquivalenceTest {
+
+    /** Runs {@code g} with the given options; returns outputs, node count, kernel count and arena bytes. */
+    private record Result(List<double[]> outputs, int nodes, int kernels, long arena) {}
+
+    private static Result run(Graph g, Map<String, float[]> data, boolean optimize) {
+        try (Session s = new Session(Device.CPU, CompileOptions.defaults().withOptimize(optimize));
+             CompiledGraph c = s.compile(g)) {
+            data.forEach((k, v) -> {
+                if (c.inputNames().contains(k)) {
+                    c.setInput(k, v);
+                } else {
+                    c.setParam(k, v);
+                }
+            });
+            c.run();
+            List<double[]> out = new ArrayList<>();
+            for (TensorView v : c.outputs()) {
+                double[] d = new double[(int) v.size()];
+                v.copyTo(d);
+                out.add(d);
+            }
+            return new Result(out, c.graph().size(), c.kernelCount(), c.arenaBytes());
+        }
+    }
+
+    private static void assertEquivalent(Graph g, Map<String, float[]> data, double rtol) {
+        Result plain = run(g, data, false);
+        Result opt = run(g, data, true);
+        for (int i = 0; i < plain.outputs().size(); i++) {
+            assertClose(plain.outputs().get(i), opt.outputs().get(i), 1e-6, rtol, g.name() + " output " + i);
+        }
+        assertTrue(opt.nodes() < plain.nodes(), g.name() + ": nodes " + plain.nodes() + " -> " + opt.nodes());
+        assertTrue(opt.kernels() < plain.kernels(), g.name() + ": kernels " + plain.kernels() + " -> " + opt.kernels());
+    }
+
+    private static float[] random(Random r, Shape s) {
+        float[] f = new float[(int) s.elementCount()];
+        for (int i = 0; i < f.length; i++) {
+            f[i] = (float) (2 * r.nextDouble() - 1);
+        }
+        return f;
+    }
+
+    @Test
+    void decoderBlock_optimisedMatchesPlain() {
+        LlamaBlock b = new LlamaBlock(2, 9, 64, 4, 2, 16, 96, 1e-5f, 10_000);
+        Map<String, float[]> data = new HashMap<>();
+        b.randomWeights(5).forEach((k, v) -> data.put(k, v.toFloatArray()));
+        data.put("x", b.randomInput(6).toFloatArray());
+        assertEquivalent(b.build(), data, 1e-5);
+    }
+
+    @Test
+    void bertStyleLayer_withMaskResidualAndFoldableConstants() {
+        Random r = new Random(3);
+        int s = 12;
+        int d = 32;
+        Graph g = new Graph("bert_layer");
+        Value x = g.input("x", Shape.of(DType.F32, 1, s, d));
+        Value keep = g.input("keep", Shape.of(DType.F32, 1, s));           // 1 = token, 0 = padding
+        Value wq = g.param("wq", Shape.of(DType.F32, d, d));
+        Value wo = g.param("wo", Shape.of(DType.F32, d, d));
+        Value bo = g.param("bo", Shape.of(DType.F32, d));
+        Value w1 = g.param("w1", Shape.of(DType.F32, d, 4 * d));
+        Value b1 = g.param("b1", Shape.of(DType.F32, 4 * d));
+        Value w2 = g.param("w2", Shape.of(DType.F32, 4 * d, d));
+        Value gamma = g.param("gamma", Shape.of(DType.F32, d));
+        Value beta = g.param("beta", Shape.of(DType.F32, d));
+        // (1 - keep) * -10000 as an additive mask: a constant scale folded with the ONNX-style arithmetic
+        Value big = g.mul(g.scalar(-5000f), g.scalar(2f));
+        Value mask = g.reshape(g.mul(g.sub(g.scalar(1f), keep), big), 1, 1, 1, s);
+        Value q = g.matmul(x, wq);
+        Value att = g.attention(q, q, q, mask, Op.Attention.of(4, 4, d / 4));
+        Value h = g.layerNorm(g.add(x, g.add(g.matmul(att, wo), bo)), gamma, beta, -1, 1e-12f);
+        Value ff = g.matmul(g.gelu(g.add(g.matmul(h, w1), b1)), w2);
+        Value out = g.layerNorm(g.add(h, ff), gamma, beta, -1, 1e-12f);
+        g.setOutputs(g.add(g.mul(out, g.scalar(1f)), g.scalar(0f))); // neutral ops the simplifier removes
+        Map<String, float[]> data = new HashMap<>();
+        for (Value v : g.params()) {
+            float[] w = random(r, v.shape());
+            for (int i = 0; i < w.length; i++) {
+                w[i] *= 0.3f;
+            }
+            data.put(g.nameOf(v), w);
+        }
+        data.put("x", random(r, x.shape()));
+        float[] k = new float[s];
+        for (int i = 0; i < s; i++) {
+            k[i] = i < 9 ? 1 : 0;
+        }
+        data.put("keep", k);
+        assertEquivalent(g, data, 1e-5);
+    }
+
+    @Test
+    void elementwiseHeavyGraph_withRepeatedSubexpressions() {
+        Random r = new Random(4);
+        Graph g = new Graph("ew");
+        Value x = g.input("x", Shape.of(DType.F32, 33, 70));
+        Value row = g.input("row", Shape.of(DType.F32, 70));
+        Value col = g.input("col", Shape.of(DType.F32, 33, 1));
+        Value a = g.silu(g.add(g.mul(x, row), col));
+        Value b = g.silu(g.add(g.mul(x, row), col)); // the same again: CSE
+        Value c = g.tanh(g.sub(g.exp(g.neg(a)), g.div(b, g.add(g.abs(col), g.scalar(1f)))));
+        g.setOutputs(g.add(c, g.reduceMax(c, true, 1)));
+        assertEquivalent(g, Map.of("x", random(r, x.shape()), "row", random(r, row.shape()), "col",
+                random(r, col.shape())), 1e-6);
+    }
+
+    @Test
+    void constantFolding_usesKernelNumerics() {
+        // gelu of a constant table: folded by the CPU kernel, so bit-identical to computing it at run time
+        Graph g = new Graph("fold");
+        float[] t = new float[64];
+        for (int i = 0; i < t.length; i++) {
+            t[i] = (i - 32) / 8f;
+        }
+        Value table = g.gelu(g.constant(Tensor.of(t, 64)));
+        Value x = g.input("x", Shape.of(DType.F32, 64));
+        g.setOutputs(g.add(x, table), g.sqrt(g.exp(g.scalar(2f))));
+        Map<String, float[]> data = Map.of("x", random(new Random(1), x.shape()));
+        Result plain = run(g, data, false);
+        Result opt = run(g, data, true);
+        assertClose(plain.outputs().get(0), opt.outputs().get(0), 0, 0, "folded gelu table");
+        assertClose(plain.outputs().get(1), opt.outputs().get(1), 0, 0, "folded scalar");
+        assertTrue(opt.kernels() == 1, "only the add runs: " + opt.kernels() + " kernels");
+    }
+}
