@@ -39,7 +39,7 @@ public final class CpuBackend implements Backend {
 
     /** {@code RLX_THREADS} if set to a positive number, else the available processors. */
     static int defaultThreads() {
-        String env = System.getenv("RLX_THREADS");
+        String env = dev.rlx.runtime.Rlx.setting("RLX_THREADS");
         if (env != null && !env.isBlank()) {
             try {
                 int t = Integer.parseInt(env.trim());

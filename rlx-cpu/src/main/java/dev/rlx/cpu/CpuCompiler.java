@@ -14,6 +14,7 @@ import dev.rlx.opt.MemoryPlanner;
 import dev.rlx.runtime.CompileException;
 import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.OpRegistry;
+import dev.rlx.runtime.Tracer;
 import dev.rlx.runtime.spi.CompileRequest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -51,6 +52,10 @@ final class CpuCompiler implements LowerContext {
     }
 
     private CpuExecutable build(Graph g, MemoryPlan plan) {
+        return build(g, plan, Tracer.fromSettings(g.name()));
+    }
+
+    private CpuExecutable build(Graph g, MemoryPlan plan, Tracer tracer) {
         MemorySegment mem = arena.allocate(Math.max(1, plan.arenaBytes()), plan.alignment());
         for (Map.Entry<Value, MemoryPlan.Slot> e : plan.slots().entrySet()) {
             MemoryPlan.Slot s = e.getValue();
@@ -81,10 +86,10 @@ final class CpuCompiler implements LowerContext {
                 throw new CompileException("cpu: cannot build a kernel for node " + n.describe() + ": " + e.getMessage(), e);
             }
             if (k != null) {
-                kernels.add(k);
+                kernels.add(tracer == null ? k : new TracedKernel(k, tracer, tracer.register(n.describe())));
             }
         }
-        return new CpuExecutable(arena, plan.arenaBytes(), Map.copyOf(slots), kernels.toArray(Kernel[]::new));
+        return new CpuExecutable(arena, plan.arenaBytes(), Map.copyOf(slots), kernels.toArray(Kernel[]::new), tracer);
     }
 
     @Override
@@ -116,7 +121,7 @@ final class CpuCompiler implements LowerContext {
         Graph g = new dev.rlx.opt.DeadCodeElimination().apply(subgraph);
         MemoryPlan plan = MemoryPlanner.plan(g, options.alignment());
         // Subgraphs allocate from the parent's arena, so closing the parent frees them too.
-        CpuExecutable exe = new CpuCompiler(arena, parallel, ops, options).build(g, plan);
+        CpuExecutable exe = new CpuCompiler(arena, parallel, ops, options).build(g, plan, null); // traced as one op
         List<Value> in = g.inputs();
         List<Value> out = g.outputs();
         return new SubProgram() {

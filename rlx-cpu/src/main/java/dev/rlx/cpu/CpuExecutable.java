@@ -2,6 +2,7 @@ package dev.rlx.cpu;
 
 import dev.rlx.cpu.kernels.Kernel;
 import dev.rlx.ir.Value;
+import dev.rlx.runtime.Tracer;
 import dev.rlx.runtime.spi.Executable;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -13,12 +14,14 @@ final class CpuExecutable implements Executable {
     private final long arenaBytes;
     private final Map<Value, MemorySegment> slots;
     private final Kernel[] kernels;
+    private final Tracer tracer; // null unless RLX_TRACE / RLX_TRACE_FILE
 
-    CpuExecutable(Arena arena, long arenaBytes, Map<Value, MemorySegment> slots, Kernel[] kernels) {
+    CpuExecutable(Arena arena, long arenaBytes, Map<Value, MemorySegment> slots, Kernel[] kernels, Tracer tracer) {
         this.arena = arena;
         this.arenaBytes = arenaBytes;
         this.slots = slots;
         this.kernels = kernels;
+        this.tracer = tracer;
     }
 
     @Override
@@ -61,6 +64,9 @@ final class CpuExecutable implements Executable {
 
     @Override
     public void close() {
+        if (tracer != null) {
+            tracer.close();
+        }
         arena.close();
     }
 }

@@ -17,6 +17,10 @@ final class KernelConstantEvaluator implements ConstantEvaluator {
 
     @Override
     public List<Tensor> evaluate(Graph g) {
+        return Tracer.untraced(() -> run(g));
+    }
+
+    private static List<Tensor> run(Graph g) {
         // No optimisation here: folding must not recurse into folding.
         try (Session s = new Session(Device.CPU, CompileOptions.defaults().withOptimize(false));
              CompiledGraph c = s.compile(g)) {
