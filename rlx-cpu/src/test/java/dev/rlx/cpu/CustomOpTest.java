@@ -79,6 +79,42 @@ class CustomOpTest {
     }
 
     @Test
+    void custom_survivesThePasses_unlessDeclaredPure() {
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        OpRegistry.global().register("minmax", (in, a) -> List.of(in.get(0)), Device.CPU, (in, out, a) -> {
+            calls.incrementAndGet();
+            dev.rlx.runtime.HostTensor x = in.get(0);
+            java.lang.foreign.MemorySegment.copy(x.data(), 0, out.get(0).data(), 0, x.shape().byteSize());
+        });
+        Graph g = new Graph("effects");
+        Value x = g.input("x", Shape.of(DType.F32, 3));
+        OpRegistry.global().apply(g, "minmax", Attrs.EMPTY, x);                 // unused, impure: still runs
+        Value a = OpRegistry.global().apply(g, "minmax", Attrs.EMPTY, x).get(0); // equal calls are not merged
+        Value b = OpRegistry.global().apply(g, "minmax", Attrs.EMPTY, x).get(0);
+        g.setOutputs(g.exp(g.add(g.add(a, b), g.scalar(0f))));                   // around it, fusion and folding
+        try (Session s = new Session(Device.CPU); CompiledGraph c = s.compile(g)) {
+            c.setInput("x", new float[] {0, 1, 2});
+            c.run();
+            assertEquals(3, calls.get(), "every impure call runs once per run");
+            assertArrayEquals(new float[] {1, (float) Math.exp(2), (float) Math.exp(4)}, c.output(0).toFloatArray(), 1e-5f);
+        }
+        OpRegistry.global().declarePure("minmax");
+        Graph p = new Graph("pure");
+        Value px = p.input("x", Shape.of(DType.F32, 3));
+        OpRegistry.global().apply(p, "minmax", Attrs.EMPTY, px);                 // unused and pure: dropped
+        Value pa = OpRegistry.global().apply(p, "minmax", Attrs.EMPTY, px).get(0);
+        Value pb = OpRegistry.global().apply(p, "minmax", Attrs.EMPTY, px).get(0); // merged with pa
+        p.setOutputs(p.add(pa, pb));
+        calls.set(0);
+        try (Session s = new Session(Device.CPU); CompiledGraph c = s.compile(p)) {
+            c.setInput("x", new float[] {0, 1, 2});
+            c.run();
+            assertEquals(1, calls.get(), "a pure op runs once for equal calls and not at all when unused");
+            assertArrayEquals(new float[] {0, 2, 4}, c.output(0).toFloatArray());
+        }
+    }
+
+    @Test
     void custom_withoutKernel_rejectedAtCompileTime() {
         OpRegistry.global().define("no_kernel", (in, a) -> List.of(in.get(0)));
         Graph g = new Graph("nk");

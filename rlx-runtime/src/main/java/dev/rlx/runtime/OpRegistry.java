@@ -31,6 +31,7 @@ public final class OpRegistry {
     private static final OpRegistry GLOBAL = new OpRegistry();
 
     private final Map<String, ShapeFunction> shapes = new HashMap<>();
+    private final java.util.Set<String> pure = new java.util.HashSet<>();
     private final Map<KernelKey, HostKernel> kernels = new HashMap<>();
 
     public static OpRegistry global() {
@@ -57,9 +58,18 @@ public final class OpRegistry {
         registerKernel(name, device, kernel);
     }
 
-    /** Removes the op's shape function and all its kernels. */
+    /**
+     * Declares that op {@code name}'s outputs depend only on its inputs (no side effects, no state), so
+     * passes may merge equal calls and drop unused ones. Custom ops are impure until declared pure.
+     */
+    public synchronized void declarePure(String name) {
+        pure.add(name);
+    }
+
+    /** Removes the op's shape function, purity and all its kernels. */
     public synchronized void remove(String name) {
         shapes.remove(name);
+        pure.remove(name);
         kernels.keySet().removeIf(k -> k.name().equals(name));
     }
 
@@ -85,7 +95,11 @@ public final class OpRegistry {
         ShapeFunction f = shapeFunction(name).orElseThrow(() -> new IllegalArgumentException(
                 "custom op '" + name + "' is not defined; call OpRegistry.define first (defined: " + names() + ")"));
         List<Shape> in = java.util.Arrays.stream(operands).map(Value::shape).toList();
-        return g.custom(name, attrs, f.outputShapes(in, attrs), operands);
+        boolean isPure;
+        synchronized (this) {
+            isPure = pure.contains(name);
+        }
+        return g.apply(new dev.rlx.ir.Op.Custom(name, attrs, f.outputShapes(in, attrs), isPure), operands);
     }
 
     /** Op names may contain any character, so the key is a pair rather than a joined string. */
