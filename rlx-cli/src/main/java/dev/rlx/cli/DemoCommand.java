@@ -6,6 +6,8 @@ import dev.rlx.ir.Shape;
 import dev.rlx.ir.Tensor;
 import dev.rlx.ir.Value;
 import dev.rlx.ir.models.LlamaBlock;
+import dev.rlx.opt.PrecisionPolicy;
+import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.CompiledGraph;
 import dev.rlx.runtime.Device;
 import dev.rlx.runtime.Session;
@@ -31,11 +33,21 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "42", description = "Seed for weights and input (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--precision", defaultValue = "F32",
+            description = "Precision policy: F32, F16, BF16, AMP, AMP_BF16 (default: ${DEFAULT-VALUE}).")
+    PrecisionPolicy precision;
+
+    @Option(names = "--no-optimize", description = "Skip the optimising passes (fusion, folding, in-place).")
+    boolean noOptimize;
+
+    @Option(names = "--memory-report", description = "Print the decoder block's arena layout.")
+    boolean memoryReport;
+
     @Override
     public Integer call() {
         PrintStream out = System.out;
         Device d = Device.parse(device);
-        try (Session s = new Session(d)) {
+        try (Session s = new Session(d, CompileOptions.defaults().withPrecision(precision).withOptimize(!noOptimize))) {
             out.println("RLX demo on " + s.backendName());
             quickstart(s, out);
             decoderBlock(s, out);
@@ -62,8 +74,18 @@ final class DemoCommand implements Callable<Integer> {
         Tick t0 = Tick.now();
         try (CompiledGraph c = s.compile(b.build())) {
             out.printf(Locale.ROOT, "  compiled in %.1f ms: %d kernels%n", Tick.now().elapsedMs(t0), c.kernelCount());
-            out.printf(Locale.ROOT, "  arena: %s (no reuse: %s, %.1f%% saved)%n", mib(c.arenaBytes()), mib(c.unsharedBytes()),
-                    100.0 * (c.unsharedBytes() - c.arenaBytes()) / c.unsharedBytes());
+            out.printf(Locale.ROOT, "  arena: %s (no reuse: %s, %.1f%% saved); precision %s, optimise %s%n",
+                    mib(c.arenaBytes()), mib(c.unsharedBytes()),
+                    100.0 * (c.unsharedBytes() - c.arenaBytes()) / c.unsharedBytes(), precision, !noOptimize);
+            long params = 0;
+            for (String name : c.paramNames()) {
+                params += c.paramShape(name).byteSize();
+            }
+            out.printf(Locale.ROOT, "  of which params %s, everything else (input, activations, output) %.1f KiB%n",
+                    mib(params), (c.arenaBytes() - params) / 1024.0);
+            if (memoryReport) {
+                out.print(c.memoryReport());
+            }
             for (Map.Entry<String, Tensor> e : b.randomWeights(seed).entrySet()) {
                 c.setParam(e.getKey(), e.getValue());
             }
