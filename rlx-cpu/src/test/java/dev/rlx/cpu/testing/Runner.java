@@ -24,8 +24,14 @@ public final class Runner {
      * slots and long[] for integer slots); names are looked up among inputs, then params.
      */
     public static List<double[]> run(Graph g, Map<String, ?> data, int threads) {
-        try (Session s = new Session(Device.CPU, CompileOptions.defaults().withThreads(threads));
-             CompiledGraph c = s.compile(g)) {
+        try (Session s = new Session(Device.CPU, CompileOptions.defaults().withThreads(threads))) {
+            return runIn(s, g, data);
+        }
+    }
+
+    /** Compiles {@code g} with {@code s}, feeds the data, runs once and returns every output. */
+    public static List<double[]> runIn(Session s, Graph g, Map<String, ?> data) {
+        try (CompiledGraph c = s.compile(g)) {
             for (Map.Entry<String, ?> e : data.entrySet()) {
                 boolean input = c.inputNames().contains(e.getKey());
                 set(c, e.getKey(), e.getValue(), input);
