@@ -92,6 +92,11 @@ public record HwSnapshot(String os, String arch, String cpuModel, int sockets, i
         public NumaNode {
             cpus = List.copyOf(cpus);
         }
+
+        /** The CPUs in the kernel's list format, e.g. {@code "0-3,8"}. */
+        public String cpuList() {
+            return CpuList.format(cpus);
+        }
     }
 
     /**
@@ -174,7 +179,7 @@ public record HwSnapshot(String os, String arch, String cpuModel, int sockets, i
         s.append("\nsimd=").append(String.join(",", simdFeatures)).append("\nvector=").append(vectorBitSize)
                 .append("\nmem=").append(memTotalBytes).append("\nnuma=");
         for (NumaNode n : numaNodes) {
-            s.append(n.id()).append(':').append(CpuList.format(n.cpus())).append(';');
+            s.append(n.id()).append(':').append(n.cpuList()).append(';');
         }
         try {
             byte[] d = MessageDigest.getInstance("SHA-256").digest(s.toString().getBytes(StandardCharsets.UTF_8));
