@@ -100,12 +100,8 @@ public final class GpuTelemetry {
 
     /** A reading of every GPU: CUDA devices first, then ROCm, each by index. Empty when there are none. */
     public List<GpuThermal> allGpuThermal() {
-        List<GpuThermal> out = new ArrayList<>();
-        for (GpuTelemetryProvider p : List.<GpuTelemetryProvider>of(nvml, rocm)) {
-            for (int i = 0, n = p.deviceCount(); i < n; i++) {
-                p.thermal(i).ifPresent(out::add);
-            }
-        }
+        List<GpuThermal> out = new ArrayList<>(nvml.all());
+        out.addAll(rocm.all());
         return out;
     }
 

@@ -2,6 +2,7 @@ package dev.rlx.runtime.hw;
 
 import dev.rlx.runtime.Device;
 import dev.rlx.runtime.hw.ThermalException.Kind;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -74,7 +75,13 @@ abstract sealed class GpuTelemetryProvider permits NvmlProvider, RocmSmiProvider
     }
 
     private Opened load() {
-        Optional<NativeLibrary> lib = NativeLibrary.load(candidates);
+        Optional<NativeLibrary> lib;
+        try {
+            lib = NativeLibrary.load(candidates);
+        } catch (IllegalCallerException e) { // the JVM runs with --illegal-native-access=deny and no grant for RLX
+            return new Opened(Kind.UNAVAILABLE, "native access denied",
+                    library + " cannot be loaded: native access is denied; run the JVM with --enable-native-access=ALL-UNNAMED");
+        }
         if (lib.isEmpty()) {
             return new Opened(Kind.LIBRARY_MISSING, "library not found",
                     library + " library not found (tried " + String.join(", ", candidates) + "); " + missingAdvice);
@@ -102,6 +109,18 @@ abstract sealed class GpuTelemetryProvider permits NvmlProvider, RocmSmiProvider
     /** Devices the library sees; 0 when it is missing or unusable. */
     final int deviceCount() {
         return open().failure() == null ? Math.max(0, countDevices()) : 0;
+    }
+
+    /** A reading of every device, by index; empty when the library is missing. */
+    final List<GpuThermal> all() {
+        List<GpuThermal> out = new ArrayList<>();
+        for (int i = 0, n = deviceCount(); i < n; i++) {
+            GpuThermal g = read(i);
+            if (g != null) {
+                out.add(g);
+            }
+        }
+        return out;
     }
 
     /** A reading of device {@code index}; empty when the library is missing or there is no such device. */
