@@ -1,6 +1,7 @@
 package dev.rlx.runtime.hw;
 
 import static dev.rlx.runtime.hw.FakeVendorLibrary.NVML;
+import static dev.rlx.runtime.hw.Refusals.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -39,12 +40,6 @@ class GpuTelemetryNvmlTest {
     void freshFake() {
         NVML.reset();
         t = GpuTelemetry.withLibraries(NVML.path().toString(), NO_ROCM);
-    }
-
-    private static ThermalException refused(Kind kind, Executable call) {
-        ThermalException e = assertThrows(ThermalException.class, call);
-        assertEquals(kind, e.kind(), e.getMessage());
-        return e;
     }
 
     /* ---- reading ---- */

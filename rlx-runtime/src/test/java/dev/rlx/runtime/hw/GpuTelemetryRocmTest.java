@@ -1,9 +1,9 @@
 package dev.rlx.runtime.hw;
 
 import static dev.rlx.runtime.hw.FakeVendorLibrary.ROCM_SMI;
+import static dev.rlx.runtime.hw.Refusals.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.rlx.runtime.Device;
@@ -13,7 +13,6 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.function.Executable;
 
 /** ROCm SMI telemetry and control against the fake librocm_smi64.so (src/test/c/fake_rocm_smi.c). */
 class GpuTelemetryRocmTest {
@@ -29,12 +28,6 @@ class GpuTelemetryRocmTest {
     void freshFake() {
         ROCM_SMI.reset();
         t = GpuTelemetry.withLibraries(NO_NVML, ROCM_SMI.path().toString());
-    }
-
-    private static ThermalException refused(Kind kind, Executable call) {
-        ThermalException e = assertThrows(ThermalException.class, call);
-        assertEquals(kind, e.kind(), e.getMessage());
-        return e;
     }
 
     @Test

@@ -1,8 +1,8 @@
 package dev.rlx.runtime.hw;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static dev.rlx.runtime.hw.Refusals.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.rlx.runtime.Device;
@@ -16,12 +16,6 @@ import org.junit.jupiter.api.function.Executable;
 /** A machine without GPU management libraries: empty readings and typed refusals, never a crash. */
 class GpuTelemetryWithoutLibrariesTest {
     private final GpuTelemetry t = GpuTelemetry.withLibraries("/nonexistent/libnvidia-ml.so", "/nonexistent/librocm_smi64.so");
-
-    private static ThermalException refused(Kind kind, Executable call) {
-        ThermalException e = assertThrows(ThermalException.class, call);
-        assertEquals(kind, e.kind(), e.getMessage());
-        return e;
-    }
 
     @Test
     void readings_areEmpty() {
