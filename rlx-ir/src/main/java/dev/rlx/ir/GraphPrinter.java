@@ -73,8 +73,10 @@ public final class GraphPrinter {
                 case TENSOR -> attrs.add(f.name() + "=" + tensor((Tensor) v));
                 case FLOAT -> attrs.add(f.name() + "=" + String.format(Locale.ROOT, "%s", v));
                 default -> {
-                    // "op" selects the function and is already in the label (relu, reduce_sum).
-                    if (!f.name().equals("op")) {
+                    // "op" selects the function and is already in the label (relu, reduce_sum); a matmul's
+                    // transpose flags show only when set.
+                    boolean unsetFlag = f.name().startsWith("trans") && Boolean.FALSE.equals(v);
+                    if (!f.name().equals("op") && !unsetFlag) {
                         attrs.add(f.name() + "=" + v);
                     }
                 }

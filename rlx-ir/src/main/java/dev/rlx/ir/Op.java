@@ -202,14 +202,21 @@ public sealed interface Op {
      * {@code numpy.matmul}: {@code [..., M, K] x [..., K, N] -> [..., M, N]} with batch dims broadcast; a
      * rank-1 left operand is a row {@code [1, K]} and a rank-1 right operand a column {@code [K, 1]}, the
      * added dim removed from the result. Numeric, equal dtypes; floats accumulate in at least f32.
+     * {@code transA} / {@code transB} read that operand with its last two dims swapped (as if transposed
+     * first, without the copy; rank >= 2 only): the transpose-folding pass sets them.
      */
-    record MatMul() implements Op {
+    record MatMul(boolean transA, boolean transB) implements Op {
+        /** Plain {@code numpy.matmul}. */
+        public MatMul() {
+            this(false, false);
+        }
+
         public OpKind kind() { return OpKind.MATMUL; }
 
         public List<Shape> outputShapes(List<Shape> in) {
             arity("matmul", in, 2);
-            Shape a = in.get(0);
-            Shape b = in.get(1);
+            Shape a = logical("matmul", in.get(0), transA, "transA");
+            Shape b = logical("matmul", in.get(1), transB, "transB");
             sameDtype("matmul", a, b);
             requireNumeric("matmul", a, "lhs");
             if (a.dtype().isComplex()) {
@@ -1123,16 +1130,21 @@ public sealed interface Op {
      * inputs (a, b, extras...); {@code epilogue} input 0 is {@code a @ b}, inputs 1.. are the extras, each
      * broadcastable to the matmul result, whose shape the op keeps. Float operands of one dtype.
      */
-    record FusedMatMul(ElementwiseProgram epilogue) implements Op {
+    record FusedMatMul(ElementwiseProgram epilogue, boolean transA, boolean transB) implements Op {
         public FusedMatMul {
             Objects.requireNonNull(epilogue, "epilogue");
+        }
+
+        /** {@code a @ b} without transposes, then {@code epilogue}. */
+        public FusedMatMul(ElementwiseProgram epilogue) {
+            this(epilogue, false, false);
         }
 
         public OpKind kind() { return OpKind.FUSED_MATMUL; }
 
         public List<Shape> outputShapes(List<Shape> in) {
             arity("fused_matmul", in, 1 + epilogue.inputs());
-            Shape mm = new MatMul().outputShapes(in.subList(0, 2)).get(0);
+            Shape mm = new MatMul(transA, transB).outputShapes(in.subList(0, 2)).get(0);
             requireFloat("fused_matmul", mm, "a @ b");
             if (!epilogue.accepts(mm.dtype())) {
                 throw fail("fused_matmul", "epilogue %s is not defined on %s", epilogue, mm.dtype().label());
@@ -1220,6 +1232,21 @@ public sealed interface Op {
         if (!(eps >= 0) || Float.isInfinite(eps)) {
             throw fail(op, "eps must be finite and >= 0 but is %s", eps);
         }
+    }
+
+    /** {@code s}, or {@code s} with its last two dims swapped when {@code swap}. */
+    private static Shape logical(String op, Shape s, boolean swap, String flag) {
+        if (!swap) {
+            return s;
+        }
+        if (s.rank() < 2) {
+            throw fail(op, "%s needs an operand of rank >= 2 but got %s", flag, s);
+        }
+        int[] d = s.dims();
+        int t = d[d.length - 1];
+        d[d.length - 1] = d[d.length - 2];
+        d[d.length - 2] = t;
+        return Shape.of(s.dtype(), d);
     }
 
     private static Shape removeAxis(Shape s, int axis) {

@@ -172,7 +172,8 @@ public final class ElementwiseFusion implements Pass {
         if (region.matmul() != null) {
             List<Value> in = new ArrayList<>(r.get(region.matmul().inputs()));
             in.addAll(r.get(operands.subList(1, operands.size())));
-            return r.emit(new Op.FusedMatMul(program), in).get(0);
+            Op.MatMul mm = (Op.MatMul) region.matmul().op();
+            return r.emit(new Op.FusedMatMul(program, mm.transA(), mm.transB()), in).get(0);
         }
         return r.emit(new Op.Fused(program), r.get(operands)).get(0);
     }

@@ -1,25 +1,23 @@
 package dev.rlx.cpu.kernels;
 
-import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
-
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Node;
+import dev.rlx.ir.Op;
 import dev.rlx.ir.Shape;
+import dev.rlx.runtime.CompileException;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorSpecies;
+import java.util.Arrays;
 
 /**
- * {@code numpy.matmul}: batched, with broadcast batch dims and rank-1 operands. f32 uses a register-blocked
- * Vector API loop (4 rows x one vector of columns, B rows streamed); other dtypes a scalar loop
- * accumulating in double (floats) or long (integers). Work is split over (batch, row block, column block).
+ * {@code numpy.matmul} with optional transposed operands: batched, with broadcast batch dims and rank-1
+ * operands. f32 runs on {@link Sgemm} (packed and register-blocked; products of a few rows stream B without
+ * packing); other dtypes run a scalar loop accumulating in double (floats) or long (integers). C is split
+ * into up to one part per thread over (batch, row range, column range); each part has its own packing
+ * workspace. A {@link Op.FusedMatMul}'s epilogue runs on every tile of C as soon as it is final.
  */
 public final class MatMulKernel implements Kernel, RangeTask {
-    private static final VectorSpecies<Float> F = VectorMath.F;
-    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-    private static final int ROWS = 4;
-    private static final int COL_BLOCK = 512;
+    /** Products below this many multiply-adds run on one thread: waking workers would cost more. */
+    private static final long PARALLEL_WORK = 1L << 20;
 
     private final MemorySegment a;
     private final MemorySegment b;
@@ -28,260 +26,276 @@ public final class MatMulKernel implements Kernel, RangeTask {
     private final int m;
     private final int k;
     private final int n;
-    private final long[] aBatch; // element offset of each batch's A
-    private final long[] bBatch;
-    private final int rowBlocks;
-    private final int colBlocks;
+    private final long aRs, aCs, bRs, bCs; // element strides of the logical A [m,k] and B [k,n]
+    private final Sgemm.Mat[] aMats;      // per batch: the logical A [m,k] and B [k,n], made once
+    private final Sgemm.Mat[] bMats;
+    private final int rowPieces;
+    private final int colPieces;
+    private final int units;
+    private final int parts;
     private final Parallel parallel;
-    private final int maxParts;
-    private int parts;
-    // Optional element-wise epilogue applied to each finished block while it is in cache (FusedMatMul).
-    private Epilogue epilogue;
+    private final Sgemm.Workspace[] workspaces; // per part, f32 only
+    private final Hook[] hooks;                 // per part, epilogue only
 
-    /** The epilogue of a FusedMatMul: program input 0 is the block of C, inputs 1.. broadcast extras. */
-    private record Epilogue(ProgramEval eval, OffsetMap rows, long[] strides, long[][] offs) {}
+    private MatMulKernel(Node node, LowerContext ctx, boolean transA, boolean transB) {
+        Buf ab = ctx.in(node, 0);
+        Buf bb = ctx.in(node, 1);
+        Buf cb = ctx.out(node, 0);
+        this.a = ab.seg();
+        this.b = bb.seg();
+        this.c = cb.seg();
+        this.dtype = cb.dtype();
+        Shape as = ab.shape();
+        Shape bs = bb.shape();
+        int[] ad = as.rank() == 1 ? new int[] {1, as.dim(0)} : as.dims();
+        int[] bd = bs.rank() == 1 ? new int[] {bs.dim(0), 1} : bs.dims();
+        int ar = ad[ad.length - 2];
+        int ac = ad[ad.length - 1];
+        int br = bd[bd.length - 2];
+        int bc = bd[bd.length - 1];
+        // the stored matrices are [ar, ac] and [br, bc], row-major; the logical ones may be their transposes
+        this.m = transA ? ac : ar;
+        this.k = transA ? ar : ac;
+        this.n = transB ? br : bc;
+        this.aRs = transA ? 1 : ac;
+        this.aCs = transA ? ac : 1;
+        this.bRs = transB ? 1 : bc;
+        this.bCs = transB ? bc : 1;
+        long[][] offsets = batchOffsets(Arrays.copyOf(ad, ad.length - 2), Arrays.copyOf(bd, bd.length - 2),
+                (long) ar * ac, (long) br * bc);
+        this.aMats = new Sgemm.Mat[offsets[0].length];
+        this.bMats = new Sgemm.Mat[offsets[0].length];
+        for (int i = 0; i < aMats.length; i++) {
+            aMats[i] = new Sgemm.Mat(a, offsets[0][i], aRs, aCs);
+            bMats[i] = new Sgemm.Mat(b, offsets[1][i], bRs, bCs);
+        }
+        this.parallel = ctx.parallel();
 
-    private MatMulKernel(Buf a, Buf b, Buf c, int m, int k, int n, long[] aBatch, long[] bBatch, Parallel parallel) {
-        this.a = a.seg();
-        this.b = b.seg();
-        this.c = c.seg();
-        this.dtype = c.dtype();
-        this.m = m;
-        this.k = k;
-        this.n = n;
-        this.aBatch = aBatch;
-        this.bBatch = bBatch;
-        this.rowBlocks = (m + ROWS - 1) / ROWS;
-        this.colBlocks = Math.max(1, (n + COL_BLOCK - 1) / COL_BLOCK);
-        this.parallel = parallel;
-        this.maxParts = parallel.threads();
+        int threads = parallel.threads();
+        long work = (long) aMats.length * m * n * Math.max(1, k);
+        int want = work < PARALLEL_WORK ? 1 : threads;
+        int perBatch = Math.max(1, (want + aMats.length - 1) / aMats.length);
+        boolean f32 = dtype == DType.F32;
+        int colUnit = f32 ? Sgemm.NR : 1;
+        int rowUnit = f32 ? Sgemm.MR : 1;
+        this.colPieces = Math.max(1, Math.min(perBatch, (n + colUnit - 1) / colUnit));
+        this.rowPieces = Math.max(1, Math.min((perBatch + colPieces - 1) / colPieces, (m + rowUnit - 1) / rowUnit));
+        this.units = m == 0 || n == 0 ? 0 : aMats.length * rowPieces * colPieces;
+        this.parts = Math.max(1, Math.min(want, units));
+        this.workspaces = new Sgemm.Workspace[parts];
+        this.hooks = new Hook[parts];
+        if (f32 && m > Sgemm.SKINNY_ROWS) {
+            int cols = (n + colPieces - 1) / colPieces + Sgemm.NR;
+            for (int p = 0; p < parts; p++) {
+                workspaces[p] = Sgemm.Workspace.of(ctx.scratch(Sgemm.Workspace.bytes(cols)), cols);
+            }
+        }
     }
 
-    /** A matmul with an element-wise epilogue ({@link dev.rlx.ir.Op.FusedMatMul}); f32 only. */
+    public static Kernel of(Node node, LowerContext ctx) {
+        Op.MatMul op = (Op.MatMul) node.op();
+        return new MatMulKernel(node, ctx, op.transA(), op.transB());
+    }
+
+    /** A matmul with an element-wise epilogue ({@link Op.FusedMatMul}); f32 only. */
     public static Kernel fused(Node node, LowerContext ctx) {
-        dev.rlx.ir.Op.FusedMatMul op = (dev.rlx.ir.Op.FusedMatMul) node.op();
-        Buf c = ctx.out(node, 0);
-        if (c.dtype() != DType.F32) {
-            throw new dev.rlx.runtime.CompileException("cpu: fused matmul epilogues are f32 only; node "
-                    + node.describe() + " is " + c.shape());
+        Op.FusedMatMul op = (Op.FusedMatMul) node.op();
+        Buf out = ctx.out(node, 0);
+        if (out.dtype() != DType.F32) {
+            throw new CompileException("cpu: fused matmul epilogues are f32 only; node " + node.describe() + " is "
+                    + out.shape());
         }
         if (node.inputs().get(0).rank() < 2 || node.inputs().get(1).rank() < 2) {
-            throw new dev.rlx.runtime.CompileException("cpu: fused matmul needs matrix operands (rank >= 2); node "
-                    + node.describe());
+            throw new CompileException("cpu: fused matmul needs matrix operands (rank >= 2); node " + node.describe());
         }
-        MatMulKernel mm = (MatMulKernel) of(node, ctx);
+        MatMulKernel mm = new MatMulKernel(node, ctx, op.transA(), op.transB());
         int extras = node.inputs().size() - 2;
-        int[] outDims = c.shape().dims();
-        int[] rowDims = java.util.Arrays.copyOf(outDims, Math.max(0, outDims.length - 1));
+        int[] outDims = out.shape().dims();
+        int[] rowDims = Arrays.copyOf(outDims, outDims.length - 1);
         MemorySegment[] segs = new MemorySegment[1 + extras];
-        segs[0] = c.seg();
         long[][] rowStrides = new long[1 + extras][];
         long[] strides = new long[1 + extras];
-        rowStrides[0] = java.util.Arrays.copyOf(c.shape().strides(), rowDims.length);
+        segs[0] = out.seg();
+        rowStrides[0] = Arrays.copyOf(out.shape().strides(), rowDims.length);
         strides[0] = 1;
         for (int e = 0; e < extras; e++) {
             Buf x = ctx.in(node, 2 + e);
             long[] bs = Walk.broadcast(x.shape(), outDims);
             segs[1 + e] = x.seg();
-            rowStrides[1 + e] = java.util.Arrays.copyOf(bs, rowDims.length);
-            strides[1 + e] = outDims.length == 0 ? 0 : bs[outDims.length - 1];
+            rowStrides[1 + e] = Arrays.copyOf(bs, rowDims.length);
+            strides[1 + e] = bs[outDims.length - 1];
         }
-        int slots = ctx.parallel().threads();
-        ProgramEval eval = new ProgramEval(op.epilogue(), segs, ctx.scratch(ProgramEval.scratchBytes(op.epilogue(), slots)),
-                slots);
-        mm.epilogue = new Epilogue(eval, OffsetMap.of(rowDims, rowStrides), strides, new long[slots][1 + extras]);
+        ProgramEval eval = new ProgramEval(op.epilogue(), segs,
+                ctx.scratch(ProgramEval.scratchBytes(op.epilogue(), mm.parts)), mm.parts);
+        OffsetMap rows = OffsetMap.of(rowDims, rowStrides);
+        for (int p = 0; p < mm.parts; p++) {
+            mm.hooks[p] = new Hook(mm, eval, rows, strides, p);
+        }
         return mm;
     }
 
-    public static Kernel of(Node node, LowerContext ctx) {
-        Buf a = ctx.in(node, 0);
-        Buf b = ctx.in(node, 1);
-        Buf c = ctx.out(node, 0);
-        Shape as = a.shape();
-        Shape bs = b.shape();
-        int[] ad = as.rank() == 1 ? new int[] {1, as.dim(0)} : as.dims();
-        int[] bd = bs.rank() == 1 ? new int[] {bs.dim(0), 1} : bs.dims();
-        int m = ad[ad.length - 2];
-        int k = ad[ad.length - 1];
-        int n = bd[bd.length - 1];
-        int[] aBatchDims = java.util.Arrays.copyOf(ad, ad.length - 2);
-        int[] bBatchDims = java.util.Arrays.copyOf(bd, bd.length - 2);
-        int rank = Math.max(aBatchDims.length, bBatchDims.length);
+    /** Element offsets of each broadcast batch's A and B (row-major over the broadcast batch dims). */
+    private static long[][] batchOffsets(int[] aDims, int[] bDims, long aMat, long bMat) {
+        int rank = Math.max(aDims.length, bDims.length);
         int[] batch = new int[rank];
         for (int i = 0; i < rank; i++) {
-            int x = dimFromEnd(aBatchDims, rank - i);
-            int y = dimFromEnd(bBatchDims, rank - i);
-            batch[i] = Math.max(x, y);
+            batch[i] = Math.max(fromEnd(aDims, rank - i), fromEnd(bDims, rank - i));
         }
-        long batches = 1;
+        long count = 1;
         for (int d : batch) {
-            batches *= d;
+            count *= d;
         }
-        long[] aOff = new long[(int) batches];
-        long[] bOff = new long[(int) batches];
-        long aMat = (long) m * k;
-        long bMat = (long) k * n;
-        for (int bi = 0; bi < batches; bi++) {
+        long[] ao = new long[(int) count];
+        long[] bo = new long[(int) count];
+        for (int bi = 0; bi < count; bi++) {
             long rem = bi;
-            long ao = 0;
-            long bo = 0;
             long aStride = aMat;
             long bStride = bMat;
             for (int d = rank - 1; d >= 0; d--) {
                 int idx = (int) (rem % batch[d]);
                 rem /= batch[d];
-                int ax = dimFromEnd(aBatchDims, rank - d);
-                int bx = dimFromEnd(bBatchDims, rank - d);
-                if (ax != 1) {
-                    ao += idx * aStride;
-                }
-                if (bx != 1) {
-                    bo += idx * bStride;
-                }
+                int ax = fromEnd(aDims, rank - d);
+                int bx = fromEnd(bDims, rank - d);
+                ao[bi] += ax != 1 ? idx * aStride : 0;
+                bo[bi] += bx != 1 ? idx * bStride : 0;
                 aStride *= ax;
                 bStride *= bx;
             }
-            aOff[bi] = ao;
-            bOff[bi] = bo;
         }
-        return new MatMulKernel(a, b, c, m, k, n, aOff, bOff, ctx.parallel());
+        return new long[][] {ao, bo};
     }
 
     /** The {@code fromEnd}-th dim counted from the end (1 = last), or 1 past the front. */
-    private static int dimFromEnd(int[] dims, int fromEnd) {
+    private static int fromEnd(int[] dims, int fromEnd) {
         int i = dims.length - fromEnd;
         return i >= 0 ? dims[i] : 1;
     }
 
     @Override
     public void run() {
-        long units = (long) aBatch.length * rowBlocks * colBlocks;
-        if (units == 0) {
-            return;
+        if (units > 0) {
+            parallel.parallelFor(parts, 1, this);
         }
-        // Aim for a few hundred thousand multiply-adds per part before splitting; each part is one
-        // contiguous run of units with its own epilogue scratch.
-        long work = (long) ROWS * Math.min(n, COL_BLOCK) * Math.max(1, k);
-        long grain = Math.max(1, 262_144 / Math.max(1, work));
-        parts = (int) Math.max(1, Math.min(maxParts, units / grain));
-        parallel.parallelFor(parts, 1, this);
     }
 
     @Override
     public void range(int from, int to) {
-        long units = (long) aBatch.length * rowBlocks * colBlocks;
         for (int part = from; part < to; part++) {
-            int begin = (int) (units * part / parts);
-            int end = (int) (units * (part + 1) / parts);
-            units(begin, end, part);
-        }
-    }
-
-    private void units(int from, int to, int part) {
-        for (int u = from; u < to; u++) {
-            int colBlock = u % colBlocks;
-            int rest = u / colBlocks;
-            int rowBlock = rest % rowBlocks;
-            int batch = rest / rowBlocks;
-            int i0 = rowBlock * ROWS;
-            int rows = Math.min(ROWS, m - i0);
-            int j0 = colBlock * COL_BLOCK;
-            int cols = Math.min(COL_BLOCK, n - j0);
-            long ao = aBatch[batch] + (long) i0 * k;
-            long bo = bBatch[batch] + j0;
-            long co = (long) batch * m * n + (long) i0 * n + j0;
-            if (dtype == DType.F32) {
-                blockF32(ao, bo, co, rows, cols);
-            } else {
-                blockGeneric(ao, bo, co, rows, cols);
-            }
-            if (epilogue != null) {
-                applyEpilogue(batch * m + i0, rows, j0, cols, co, part);
+            int begin = (int) ((long) units * part / parts);
+            int end = (int) ((long) units * (part + 1) / parts);
+            for (int u = begin; u < end; u++) {
+                int col = u % colPieces;
+                int rest = u / colPieces;
+                int row = rest % rowPieces;
+                int batch = rest / rowPieces;
+                int r0 = split(m, rowPieces, row, dtype == DType.F32 ? Sgemm.MR : 1);
+                int r1 = split(m, rowPieces, row + 1, dtype == DType.F32 ? Sgemm.MR : 1);
+                int c0 = split(n, colPieces, col, dtype == DType.F32 ? Sgemm.NR : 1);
+                int c1 = split(n, colPieces, col + 1, dtype == DType.F32 ? Sgemm.NR : 1);
+                piece(batch, r0, r1, c0, c1, part);
             }
         }
     }
 
-    /** Runs the epilogue over the block just computed: output rows {@code row0..}, columns {@code j0..}. */
-    private void applyEpilogue(int row0, int rows, int j0, int cols, long co, int part) {
-        Epilogue e = epilogue;
-        long[] o = e.offs()[part];
-        for (int r = 0; r < rows; r++) {
-            long cRow = co + (long) r * n;
-            o[0] = cRow;
-            for (int x = 1; x < o.length; x++) {
-                o[x] = e.rows().offset(x, row0 + r) + j0 * e.strides()[x];
-            }
-            e.eval().eval(o, e.strides(), c, cRow, cols, part);
+    /** Boundary {@code i} of {@code pieces} near-equal pieces of {@code total}, on multiples of {@code unit}. */
+    private static int split(int total, int pieces, int i, int unit) {
+        if (i >= pieces) {
+            return total;
         }
+        long blocks = (total + unit - 1) / unit;
+        return (int) Math.min(total, blocks * i / pieces * unit);
     }
 
-    /** C[rows x cols] = A[rows x K] B[K x cols]: 4 accumulator vectors per column vector, B streamed once. */
-    private void blockF32(long ao, long bo, long co, int rows, int cols) {
-        int bound = F.loopBound(cols);
-        int j = 0;
-        if (rows == ROWS) {
-            for (; j < bound; j += F.length()) {
-                FloatVector c0 = FloatVector.zero(F);
-                FloatVector c1 = FloatVector.zero(F);
-                FloatVector c2 = FloatVector.zero(F);
-                FloatVector c3 = FloatVector.zero(F);
-                for (int p = 0; p < k; p++) {
-                    FloatVector bv = FloatVector.fromMemorySegment(F, b, (bo + (long) p * n + j) * 4, LE);
-                    c0 = bv.fma(FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT, ao + p)), c0);
-                    c1 = bv.fma(FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT, ao + k + p)), c1);
-                    c2 = bv.fma(FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT, ao + 2L * k + p)), c2);
-                    c3 = bv.fma(FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT, ao + 3L * k + p)), c3);
-                }
-                c0.intoMemorySegment(c, (co + j) * 4, LE);
-                c1.intoMemorySegment(c, (co + n + j) * 4, LE);
-                c2.intoMemorySegment(c, (co + 2L * n + j) * 4, LE);
-                c3.intoMemorySegment(c, (co + 3L * n + j) * 4, LE);
+    private void piece(int batch, int r0, int r1, int c0, int c1, int part) {
+        long cOff = (long) batch * m * n;
+        Sgemm.Mat am = aMats[batch];
+        Sgemm.Mat bm = bMats[batch];
+        Hook hook = hooks[part];
+        if (dtype != DType.F32) {
+            generic(am, bm, cOff, r0, r1, c0, c1);
+        } else if (m <= Sgemm.SKINNY_ROWS && bCs == 1) {
+            Sgemm.skinny(am, bm, c, cOff, n, r0, r1, c0, c1, k);
+        } else if (m <= Sgemm.SKINNY_ROWS) {
+            for (int i = r0; i < r1; i++) {
+                Sgemm.dots(am, i, bm, c, cOff + (long) i * n, c0, c1, k);
             }
         } else {
-            for (; j < bound; j += F.length()) {
-                for (int r = 0; r < rows; r++) {
-                    FloatVector acc = FloatVector.zero(F);
-                    long ar = ao + (long) r * k;
-                    for (int p = 0; p < k; p++) {
-                        FloatVector bv = FloatVector.fromMemorySegment(F, b, (bo + (long) p * n + j) * 4, LE);
-                        acc = bv.fma(FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT, ar + p)), acc);
-                    }
-                    acc.intoMemorySegment(c, (co + (long) r * n + j) * 4, LE);
-                }
+            if (hook != null) {
+                hook.batch = batch;
             }
+            Sgemm.multiply(am, bm, c, cOff, n, r0, r1, c0, c1, k, workspaces[part], hook);
+            return;
         }
-        for (; j < cols; j++) {
-            for (int r = 0; r < rows; r++) {
-                float acc = 0;
-                long ar = ao + (long) r * k;
-                for (int p = 0; p < k; p++) {
-                    acc = Math.fma(a.getAtIndex(JAVA_FLOAT, ar + p), b.getAtIndex(JAVA_FLOAT, bo + (long) p * n + j), acc);
-                }
-                c.setAtIndex(JAVA_FLOAT, co + (long) r * n + j, acc);
-            }
+        if (hook != null) {
+            hook.batch = batch;
+            hook.tile(r0, r1 - r0, c0, c1 - c0);
         }
     }
 
-    private void blockGeneric(long ao, long bo, long co, int rows, int cols) {
+    /** Any dtype: accumulate in double (floats) or long (integers), round once. */
+    private void generic(Sgemm.Mat am, Sgemm.Mat bm, long cOff, int r0, int r1, int c0, int c1) {
         boolean integral = Elements.integral(dtype);
-        for (int r = 0; r < rows; r++) {
-            for (int j = 0; j < cols; j++) {
+        for (int i = r0; i < r1; i++) {
+            for (int j = c0; j < c1; j++) {
                 double dacc = 0;
                 long lacc = 0;
                 for (int p = 0; p < k; p++) {
-                    long ai = ao + (long) r * k + p;
-                    long bi = bo + (long) p * n + j;
+                    long ai = am.offset() + i * aRs + p * aCs;
+                    long bi = bm.offset() + p * bRs + j * bCs;
                     if (integral) {
                         lacc += Elements.getL(a, ai, dtype) * Elements.getL(b, bi, dtype);
                     } else {
                         dacc += Elements.getD(a, ai, dtype) * Elements.getD(b, bi, dtype);
                     }
                 }
-                long ci = co + (long) r * n + j;
+                long ci = cOff + (long) i * n + j;
                 if (integral) {
                     Elements.setL(c, ci, dtype, lacc);
                 } else {
                     Elements.setD(c, ci, dtype, dacc);
+                }
+            }
+        }
+    }
+
+    /** Runs the epilogue on a finished tile of C; one per part, so its state is confined to one thread. */
+    private static final class Hook implements Sgemm.TileHook {
+        private final MatMulKernel mm;
+        private final ProgramEval eval;
+        private final OffsetMap rows;
+        private final long[] strides;
+        private final long[] offs;
+        private final int part;
+        int batch;
+
+        Hook(MatMulKernel mm, ProgramEval eval, OffsetMap rows, long[] strides, int part) {
+            this.mm = mm;
+            this.eval = eval;
+            this.rows = rows;
+            this.strides = strides;
+            this.offs = new long[strides.length];
+            this.part = part;
+        }
+
+        @Override
+        public void tile(int row0, int count, int col0, int cols) {
+            long base = (long) batch * mm.m;
+            for (int r = 0; r < count; r++) {
+                int outRow = (int) (base + row0 + r);
+                long cRow = (long) outRow * mm.n + col0;
+                offs[0] = cRow;
+                for (int x = 1; x < offs.length; x++) {
+                    offs[x] = rows.offset(x, outRow) + col0 * strides[x];
+                }
+                for (int j = 0; j < cols; j += ProgramEval.PIECE) {
+                    int len = Math.min(ProgramEval.PIECE, cols - j);
+                    if (j > 0) {
+                        offs[0] = cRow + j;
+                        for (int x = 1; x < offs.length; x++) {
+                            offs[x] = rows.offset(x, outRow) + (col0 + j) * strides[x];
+                        }
+                    }
+                    eval.eval(offs, strides, mm.c, cRow + j, len, part);
                 }
             }
         }

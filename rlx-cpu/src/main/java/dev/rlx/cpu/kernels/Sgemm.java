@@ -1,0 +1,379 @@
+package dev.rlx.cpu.kernels;
+
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Single-precision matrix multiply {@code C = A B} in the Goto/BLIS scheme: B is packed into panels of
+ * {@link #NR} columns per {@link #KC}-deep slice (kept in L2/L3), A into panels of {@link #MR} rows per
+ * {@link #MC}-row block (kept in L2), and a register-blocked micro-kernel ({@code MR x NR} accumulators,
+ * two vectors wide) streams both panels from L1. Operands are addressed through row and column strides, so
+ * a transposed operand needs no copy; only the packing reads differ.
+ *
+ * <p>The species is the platform's preferred one, chosen at run time; the micro-tile is 6 rows by 4 vectors
+ * (24 accumulators) where there are 32 vector registers (AVX-512, NEON) and 6 by 2 on AVX2's 16. The tile
+ * is written to a small buffer and merged into C by a separate loop: this keeps the micro-kernel small
+ * enough for C1 to compile it on the way to C2 (a larger one stays interpreted, boxing every vector, until
+ * C2 gets to it). One call computes one rectangle of C on the calling thread;
+ * callers split C across threads ({@link MatMulKernel}). Skinny products (few rows, e.g. LLM decode) skip
+ * packing and stream B once ({@link #skinny}).
+ */
+final class Sgemm {
+    private Sgemm() {}
+
+    static final VectorSpecies<Float> F = VectorMath.F;
+    static final int W = F.length();
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    /** Micro-tile height (rows of A per micro-kernel call). */
+    static final int MR = 6;
+    /** Vectors per micro-tile row: as many accumulators as the register file allows. */
+    private static final int NV = W == 8 ? 2 : 4;
+    /** Micro-tile width. */
+    static final int NR = NV * W;
+    /** Depth of a packed slice: an MR x KC panel of A and a KC x NR panel of B fit in L1. */
+    static final int KC = 256;
+    /** Rows of A packed at once (an MC x KC block stays in L2). */
+    static final int MC = MR * 8;
+    /** Columns of B packed at once (a KC x NC block stays in L2/L3). */
+    static final int NC = 2048;
+    /** Products with at most this many rows use {@link #skinny} instead of packing. */
+    static final int SKINNY_ROWS = 4;
+
+    /** A matrix view: element (i, j) at {@code offset + i * rowStride + j * colStride} (in floats). */
+    record Mat(MemorySegment seg, long offset, long rowStride, long colStride) {
+        float at(long i, long j) {
+            return seg.getAtIndex(JAVA_FLOAT, offset + i * rowStride + j * colStride);
+        }
+    }
+
+    /** Per-thread packing buffers for products up to {@code n} columns. */
+    record Workspace(MemorySegment packA, MemorySegment packB, MemorySegment tile) {
+        static long bytes(int n) {
+            return 4L * ((long) MC * KC + (long) KC * packedColumns(n) + (long) MR * NR) + 3 * 64;
+        }
+
+        static Workspace of(MemorySegment scratch, int n) {
+            long a = (long) MC * KC * 4;
+            long b = (long) KC * packedColumns(n) * 4;
+            long t = (long) MR * NR * 4;
+            return new Workspace(scratch.asSlice(0, a), scratch.asSlice(align(a), b), scratch.asSlice(align(a) + align(b), t));
+        }
+
+        private static long align(long x) {
+            return (x + 63) & ~63L;
+        }
+    }
+
+    /** Packed B width for n columns: up to NC, rounded up to whole NR panels. */
+    static int packedColumns(int n) {
+        return Math.min(NC, (n + NR - 1) / NR * NR);
+    }
+
+    /** Called once per finished tile of C (all of K accumulated): rows [row0, row0+rows), cols [col0, col0+cols). */
+    interface TileHook {
+        void tile(int row0, int rows, int col0, int cols);
+    }
+
+    /**
+     * {@code C[r0:r1, c0:c1] = A[r0:r1, :] B[:, c0:c1]} with {@code k} the shared dimension; C is row-major
+     * with leading dimension {@code ldc} at {@code cOff}. {@code hook} (may be null) sees every finished tile.
+     */
+    static void multiply(Mat a, Mat b, MemorySegment c, long cOff, long ldc, int r0, int r1, int c0, int c1, int k,
+                         Workspace ws, TileHook hook) {
+        int m = r1 - r0;
+        int n = c1 - c0;
+        if (m <= 0 || n <= 0) {
+            return;
+        }
+        if (k == 0) {
+            for (int i = r0; i < r1; i++) {
+                scale(0f, c, cOff + i * ldc + c0, c, cOff + i * ldc + c0, F.loopBound(n), n);
+            }
+            if (hook != null) {
+                hook.tile(r0, m, c0, n);
+            }
+            return;
+        }
+        for (int jc = c0; jc < c1; jc += NC) {
+            int nc = Math.min(NC, c1 - jc);
+            for (int pc = 0; pc < k; pc += KC) {
+                int kc = Math.min(KC, k - pc);
+                boolean first = pc == 0;
+                boolean last = pc + kc == k;
+                packB(b, pc, kc, jc, nc, ws.packB());
+                for (int ic = r0; ic < r1; ic += MC) {
+                    int mc = Math.min(MC, r1 - ic);
+                    packA(a, ic, mc, pc, kc, ws.packA());
+                    for (int jr = 0; jr < nc; jr += NR) {
+                        int nr = Math.min(NR, nc - jr);
+                        for (int ir = 0; ir < mc; ir += MR) {
+                            int mr = Math.min(MR, mc - ir);
+                            long ap = (long) ir * kc;
+                            long bp = (long) jr * kc;
+                            micro(ws.packA(), ap, ws.packB(), bp, kc, ws.tile());
+                            mergeTile(ws.tile(), c, cOff + (ic + ir) * ldc + jc + jr, ldc, mr, nr, !first);
+                            if (last && hook != null) {
+                                hook.tile(ic + ir, mr, jc + jr, nr);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static void micro(MemorySegment a, long ao, MemorySegment b, long bo, int kc, MemorySegment tile) {
+        if (NV == 4) {
+            micro6x4(a, ao, b, bo, kc, tile);
+        } else {
+            micro6x2(a, ao, b, bo, kc, tile);
+        }
+    }
+
+    /** Adds (or writes) the valid {@code rows x cols} corner of the tile just computed into C. */
+    private static void mergeTile(MemorySegment tile, MemorySegment c, long co, long ldc, int rows, int cols,
+                                  boolean accumulate) {
+        if (cols == NR) {
+            for (int r = 0; r < rows; r++) {
+                long t = (long) r * NR * 4;
+                long o = (co + r * ldc) * 4;
+                for (int v = 0; v < NR; v += W, t += W * 4L, o += W * 4L) {
+                    FloatVector x = FloatVector.fromMemorySegment(F, tile, t, LE);
+                    if (accumulate) {
+                        x = x.add(FloatVector.fromMemorySegment(F, c, o, LE));
+                    }
+                    x.intoMemorySegment(c, o, LE);
+                }
+            }
+            return;
+        }
+        for (int r = 0; r < rows; r++) {
+            for (int j = 0; j < cols; j++) {
+                float v = tile.getAtIndex(JAVA_FLOAT, (long) r * NR + j);
+                long at = co + r * ldc + j;
+                c.setAtIndex(JAVA_FLOAT, at, accumulate ? c.getAtIndex(JAVA_FLOAT, at) + v : v);
+            }
+        }
+    }
+
+    /**
+     * Packs {@code A[i0:i0+mc, p0:p0+kc]} into panels of MR rows: panel q holds, for each p, the MR values
+     * {@code A[i0 + q*MR + r, p0 + p]}; rows past the end are zero.
+     */
+    static void packA(Mat a, int i0, int mc, int p0, int kc, MemorySegment dst) {
+        long at = 0;
+        for (int q = 0; q < mc; q += MR) {
+            int rows = Math.min(MR, mc - q);
+            for (int p = 0; p < kc; p++) {
+                long src = a.offset() + (long) (i0 + q) * a.rowStride() + (long) (p0 + p) * a.colStride();
+                for (int r = 0; r < rows; r++) {
+                    dst.setAtIndex(JAVA_FLOAT, at + r, a.seg().getAtIndex(JAVA_FLOAT, src + r * a.rowStride()));
+                }
+                for (int r = rows; r < MR; r++) {
+                    dst.setAtIndex(JAVA_FLOAT, at + r, 0f);
+                }
+                at += MR;
+            }
+        }
+    }
+
+    /**
+     * Packs {@code B[p0:p0+kc, j0:j0+nc]} into panels of NR columns: panel q holds, for each p, the NR values
+     * {@code B[p0 + p, j0 + q*NR + j]}; columns past the end are zero. Contiguous rows copy in bulk.
+     */
+    static void packB(Mat b, int p0, int kc, int j0, int nc, MemorySegment dst) {
+        long at = 0;
+        for (int q = 0; q < nc; q += NR) {
+            int cols = Math.min(NR, nc - q);
+            for (int p = 0; p < kc; p++) {
+                long src = b.offset() + (long) (p0 + p) * b.rowStride() + (long) (j0 + q) * b.colStride();
+                if (b.colStride() == 1 && cols == NR) {
+                    MemorySegment.copy(b.seg(), src * 4, dst, at * 4, NR * 4L);
+                } else {
+                    for (int j = 0; j < cols; j++) {
+                        dst.setAtIndex(JAVA_FLOAT, at + j, b.seg().getAtIndex(JAVA_FLOAT, src + j * b.colStride()));
+                    }
+                    for (int j = cols; j < NR; j++) {
+                        dst.setAtIndex(JAVA_FLOAT, at + j, 0f);
+                    }
+                }
+                at += NR;
+            }
+        }
+    }
+
+    /**
+     * {@code C[r0:r1, c0:c1] = A[r0:r1, :] B[:, c0:c1]} for a few rows without packing: B is streamed once,
+     * row by row, each row of it used for every row of A while in L1. B's columns must be contiguous.
+     */
+    static void skinny(Mat a, Mat b, MemorySegment c, long cOff, long ldc, int r0, int r1, int c0, int c1, int k) {
+        int n = c1 - c0;
+        int vn = F.loopBound(n);
+        for (int i = r0; i < r1; i++) {
+            long ci = cOff + i * ldc + c0;
+            if (k == 0) {
+                scale(0f, c, ci, c, ci, vn, n);
+            } else {
+                scale(a.at(i, 0), b.seg(), b.offset() + c0, c, ci, vn, n); // row 0 of B initialises C
+            }
+        }
+        for (int p = 1; p < k; p++) {
+            long brow = b.offset() + (long) p * b.rowStride() + c0;
+            for (int i = r0; i < r1; i++) {
+                float av = a.at(i, p);
+                if (av != 0f) { // padding rows and sparse activations cost nothing
+                    axpy(av, b.seg(), brow, c, cOff + i * ldc + c0, vn, n);
+                }
+            }
+        }
+    }
+
+    /** {@code y[yo + j] = s * x[xo + j]} for j in [0, n); the first {@code vn} by whole vectors. */
+    private static void scale(float s, MemorySegment x, long xo, MemorySegment y, long yo, int vn, int n) {
+        FloatVector sv = FloatVector.broadcast(F, s);
+        int j = 0;
+        for (; j < vn; j += W) {
+            FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).mul(sv).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+        for (; j < n; j++) {
+            y.setAtIndex(JAVA_FLOAT, yo + j, s * x.getAtIndex(JAVA_FLOAT, xo + j));
+        }
+    }
+
+    /** {@code y[yo + j] += s * x[xo + j]} for j in [0, n); the first {@code vn} elements by whole vectors. */
+    private static void axpy(float s, MemorySegment x, long xo, MemorySegment y, long yo, int vn, int n) {
+        FloatVector sv = FloatVector.broadcast(F, s);
+        int j = 0;
+        for (; j < vn; j += W) {
+            long xb = (xo + j) * 4;
+            long yb = (yo + j) * 4;
+            FloatVector.fromMemorySegment(F, x, xb, LE).fma(sv, FloatVector.fromMemorySegment(F, y, yb, LE))
+                    .intoMemorySegment(y, yb, LE);
+        }
+        for (; j < n; j++) {
+            y.setAtIndex(JAVA_FLOAT, yo + j, Math.fma(s, x.getAtIndex(JAVA_FLOAT, xo + j), y.getAtIndex(JAVA_FLOAT, yo + j)));
+        }
+    }
+
+    /**
+     * {@code y[j] = x . Bt[j, :]} for j in [c0, c1): a product with B given as rows of length k (B transposed,
+     * e.g. a [out, in] weight), as dot products over contiguous memory.
+     */
+    static void dots(Mat a, int row, Mat bt, MemorySegment c, long cOff, int c0, int c1, int k) {
+        int vk = F.loopBound(k);
+        long xo = a.offset() + (long) row * a.rowStride();
+        for (int j = c0; j < c1; j++) {
+            long bo = bt.offset() + (long) j * bt.colStride();
+            FloatVector acc = FloatVector.zero(F);
+            int p = 0;
+            for (; p < vk; p += W) {
+                acc = FloatVector.fromMemorySegment(F, a.seg(), (xo + p) * 4, LE)
+                        .fma(FloatVector.fromMemorySegment(F, bt.seg(), (bo + p) * 4, LE), acc);
+            }
+            float s = acc.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+            for (; p < k; p++) {
+                s = Math.fma(a.seg().getAtIndex(JAVA_FLOAT, xo + p), bt.seg().getAtIndex(JAVA_FLOAT, bo + p), s);
+            }
+            c.setAtIndex(JAVA_FLOAT, cOff + j, s);
+        }
+    }
+
+    /** tile[6 x 4W] = Apack[6 x kc] . Bpack[kc x 4W], W = vector length; offsets in floats. */
+    private static void micro6x4(MemorySegment a, long ao, MemorySegment b, long bo, int kc, MemorySegment tile) {
+        FloatVector c00 = FloatVector.zero(F), c01 = FloatVector.zero(F), c02 = FloatVector.zero(F), c03 = FloatVector.zero(F);
+        FloatVector c10 = FloatVector.zero(F), c11 = FloatVector.zero(F), c12 = FloatVector.zero(F), c13 = FloatVector.zero(F);
+        FloatVector c20 = FloatVector.zero(F), c21 = FloatVector.zero(F), c22 = FloatVector.zero(F), c23 = FloatVector.zero(F);
+        FloatVector c30 = FloatVector.zero(F), c31 = FloatVector.zero(F), c32 = FloatVector.zero(F), c33 = FloatVector.zero(F);
+        FloatVector c40 = FloatVector.zero(F), c41 = FloatVector.zero(F), c42 = FloatVector.zero(F), c43 = FloatVector.zero(F);
+        FloatVector c50 = FloatVector.zero(F), c51 = FloatVector.zero(F), c52 = FloatVector.zero(F), c53 = FloatVector.zero(F);
+        long ai = ao * 4;
+        long bi = bo * 4;
+        for (int p = 0; p < kc; p++, ai += 24, bi += 4L * W * 4) {
+            FloatVector b0 = FloatVector.fromMemorySegment(F, b, bi, LE);
+            FloatVector b1 = FloatVector.fromMemorySegment(F, b, bi + 1L * W * 4, LE);
+            FloatVector b2 = FloatVector.fromMemorySegment(F, b, bi + 2L * W * 4, LE);
+            FloatVector b3 = FloatVector.fromMemorySegment(F, b, bi + 3L * W * 4, LE);
+            FloatVector a0 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 0));
+            c00 = b0.fma(a0, c00); c01 = b1.fma(a0, c01); c02 = b2.fma(a0, c02); c03 = b3.fma(a0, c03);
+            FloatVector a1 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 4));
+            c10 = b0.fma(a1, c10); c11 = b1.fma(a1, c11); c12 = b2.fma(a1, c12); c13 = b3.fma(a1, c13);
+            FloatVector a2 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 8));
+            c20 = b0.fma(a2, c20); c21 = b1.fma(a2, c21); c22 = b2.fma(a2, c22); c23 = b3.fma(a2, c23);
+            FloatVector a3 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 12));
+            c30 = b0.fma(a3, c30); c31 = b1.fma(a3, c31); c32 = b2.fma(a3, c32); c33 = b3.fma(a3, c33);
+            FloatVector a4 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 16));
+            c40 = b0.fma(a4, c40); c41 = b1.fma(a4, c41); c42 = b2.fma(a4, c42); c43 = b3.fma(a4, c43);
+            FloatVector a5 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 20));
+            c50 = b0.fma(a5, c50); c51 = b1.fma(a5, c51); c52 = b2.fma(a5, c52); c53 = b3.fma(a5, c53);
+        }
+        c00.intoMemorySegment(tile, (0L * W) * 4, LE);
+        c01.intoMemorySegment(tile, (1L * W) * 4, LE);
+        c02.intoMemorySegment(tile, (2L * W) * 4, LE);
+        c03.intoMemorySegment(tile, (3L * W) * 4, LE);
+        c10.intoMemorySegment(tile, (4L * W) * 4, LE);
+        c11.intoMemorySegment(tile, (5L * W) * 4, LE);
+        c12.intoMemorySegment(tile, (6L * W) * 4, LE);
+        c13.intoMemorySegment(tile, (7L * W) * 4, LE);
+        c20.intoMemorySegment(tile, (8L * W) * 4, LE);
+        c21.intoMemorySegment(tile, (9L * W) * 4, LE);
+        c22.intoMemorySegment(tile, (10L * W) * 4, LE);
+        c23.intoMemorySegment(tile, (11L * W) * 4, LE);
+        c30.intoMemorySegment(tile, (12L * W) * 4, LE);
+        c31.intoMemorySegment(tile, (13L * W) * 4, LE);
+        c32.intoMemorySegment(tile, (14L * W) * 4, LE);
+        c33.intoMemorySegment(tile, (15L * W) * 4, LE);
+        c40.intoMemorySegment(tile, (16L * W) * 4, LE);
+        c41.intoMemorySegment(tile, (17L * W) * 4, LE);
+        c42.intoMemorySegment(tile, (18L * W) * 4, LE);
+        c43.intoMemorySegment(tile, (19L * W) * 4, LE);
+        c50.intoMemorySegment(tile, (20L * W) * 4, LE);
+        c51.intoMemorySegment(tile, (21L * W) * 4, LE);
+        c52.intoMemorySegment(tile, (22L * W) * 4, LE);
+        c53.intoMemorySegment(tile, (23L * W) * 4, LE);
+    }
+
+    /** tile[6 x 2W] = Apack[6 x kc] . Bpack[kc x 2W], W = vector length; offsets in floats. */
+    private static void micro6x2(MemorySegment a, long ao, MemorySegment b, long bo, int kc, MemorySegment tile) {
+        FloatVector c00 = FloatVector.zero(F), c01 = FloatVector.zero(F);
+        FloatVector c10 = FloatVector.zero(F), c11 = FloatVector.zero(F);
+        FloatVector c20 = FloatVector.zero(F), c21 = FloatVector.zero(F);
+        FloatVector c30 = FloatVector.zero(F), c31 = FloatVector.zero(F);
+        FloatVector c40 = FloatVector.zero(F), c41 = FloatVector.zero(F);
+        FloatVector c50 = FloatVector.zero(F), c51 = FloatVector.zero(F);
+        long ai = ao * 4;
+        long bi = bo * 4;
+        for (int p = 0; p < kc; p++, ai += 24, bi += 2L * W * 4) {
+            FloatVector b0 = FloatVector.fromMemorySegment(F, b, bi, LE);
+            FloatVector b1 = FloatVector.fromMemorySegment(F, b, bi + 1L * W * 4, LE);
+            FloatVector a0 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 0));
+            c00 = b0.fma(a0, c00); c01 = b1.fma(a0, c01);
+            FloatVector a1 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 4));
+            c10 = b0.fma(a1, c10); c11 = b1.fma(a1, c11);
+            FloatVector a2 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 8));
+            c20 = b0.fma(a2, c20); c21 = b1.fma(a2, c21);
+            FloatVector a3 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 12));
+            c30 = b0.fma(a3, c30); c31 = b1.fma(a3, c31);
+            FloatVector a4 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 16));
+            c40 = b0.fma(a4, c40); c41 = b1.fma(a4, c41);
+            FloatVector a5 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 20));
+            c50 = b0.fma(a5, c50); c51 = b1.fma(a5, c51);
+        }
+        c00.intoMemorySegment(tile, (0L * W) * 4, LE);
+        c01.intoMemorySegment(tile, (1L * W) * 4, LE);
+        c10.intoMemorySegment(tile, (2L * W) * 4, LE);
+        c11.intoMemorySegment(tile, (3L * W) * 4, LE);
+        c20.intoMemorySegment(tile, (4L * W) * 4, LE);
+        c21.intoMemorySegment(tile, (5L * W) * 4, LE);
+        c30.intoMemorySegment(tile, (6L * W) * 4, LE);
+        c31.intoMemorySegment(tile, (7L * W) * 4, LE);
+        c40.intoMemorySegment(tile, (8L * W) * 4, LE);
+        c41.intoMemorySegment(tile, (9L * W) * 4, LE);
+        c50.intoMemorySegment(tile, (10L * W) * 4, LE);
+        c51.intoMemorySegment(tile, (11L * W) * 4, LE);
+    }
+}
