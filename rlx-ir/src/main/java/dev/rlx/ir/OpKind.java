@@ -19,7 +19,8 @@ public enum OpKind {
     ATTENTION, ROPE,
     CONV, CONV_TRANSPOSE, POOL,
     IF, WHILE, SCAN,
-    CUSTOM;
+    CUSTOM,
+    RNG_NORMAL, RNG_UNIFORM;
 
     /** Nodes with no inputs that name or hold data: inputs, parameters, constants. */
     public static final Set<OpKind> SOURCES = EnumSet.of(INPUT, PARAM, CONSTANT);
@@ -36,6 +37,13 @@ public enum OpKind {
     /** Compositions of simpler ops, first-class for speed. */
     public static final Set<OpKind> COMPOSITE =
             EnumSet.of(SOFTMAX, LOG_SOFTMAX, LAYER_NORM, RMS_NORM, GROUP_NORM, ATTENTION, ROPE);
+
+    /**
+     * Not pure functions of their operands: each evaluation draws new values from a random stream. Passes must
+     * not merge two such nodes (CSE), fold them into constants, duplicate or re-order them; dropping an unused
+     * one is fine.
+     */
+    public static final Set<OpKind> IMPURE = EnumSet.of(RNG_NORMAL, RNG_UNIFORM);
 
     /** {@code snake_case} name used by the printer and in messages. */
     public String label() {

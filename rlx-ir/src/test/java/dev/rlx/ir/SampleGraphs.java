@@ -97,8 +97,10 @@ final class SampleGraphs {
                 g.input("xs", f32(4, 3))).get(1);
         List<Value> custom = g.custom("fancy", everyAttrType(), List.of(f32(3), Shape.of(DType.C64, 1)), x, sc);
 
+        Value noise = g.rngNormal(0.5f, 2f, f32(2, 3), 7);
+        Value uniform = g.rngUniform(-1f, 1f, Shape.of(DType.F64, 4));
         g.setOutputs(cast, red, am, sm, lsm, cs, tk.get(0), tk.get(1), ln, rn, gn, rs, tr, sl, cat, ex, ga, sa, att,
-                rope, pool, iff, loop.get(0), loop.get(1), scanned, custom.get(0), custom.get(1));
+                rope, pool, iff, loop.get(0), loop.get(1), scanned, custom.get(0), custom.get(1), noise, uniform);
         return g;
     }
 }
