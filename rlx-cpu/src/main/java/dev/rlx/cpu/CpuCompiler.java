@@ -4,6 +4,7 @@ import dev.rlx.cpu.kernels.Buf;
 import dev.rlx.cpu.kernels.Kernel;
 import dev.rlx.cpu.kernels.LowerContext;
 import dev.rlx.cpu.kernels.Parallel;
+import dev.rlx.cpu.kernels.Reseedable;
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
@@ -13,6 +14,7 @@ import dev.rlx.opt.MemoryPlanner;
 import dev.rlx.runtime.CompileException;
 import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.OpRegistry;
+import dev.rlx.runtime.RngOptions;
 import dev.rlx.runtime.spi.CompileRequest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -31,16 +33,19 @@ final class CpuCompiler implements LowerContext {
     private final Parallel parallel;
     private final OpRegistry ops;
     private final CompileOptions options;
+    private final List<Reseedable> reseedables; // shared with subgraph compilers: setRng reaches them too
 
-    private CpuCompiler(Arena arena, Parallel parallel, OpRegistry ops, CompileOptions options) {
+    private CpuCompiler(Arena arena, Parallel parallel, OpRegistry ops, CompileOptions options,
+                        List<Reseedable> reseedables) {
         this.arena = arena;
         this.parallel = parallel;
         this.ops = ops;
         this.options = options;
+        this.reseedables = reseedables;
     }
 
     static CpuExecutable compile(CompileRequest req, Parallel parallel) {
-        CpuCompiler c = new CpuCompiler(Arena.ofShared(), parallel, req.ops(), req.options());
+        CpuCompiler c = new CpuCompiler(Arena.ofShared(), parallel, req.ops(), req.options(), new ArrayList<>());
         try {
             return c.build(req.graph(), req.plan());
         } catch (RuntimeException e) {
@@ -77,7 +82,8 @@ final class CpuCompiler implements LowerContext {
                 kernels.add(k);
             }
         }
-        return new CpuExecutable(arena, plan.arenaBytes(), Map.copyOf(slots), kernels.toArray(Kernel[]::new));
+        return new CpuExecutable(arena, plan.arenaBytes(), Map.copyOf(slots), kernels.toArray(Kernel[]::new),
+                reseedables);
     }
 
     @Override
@@ -105,11 +111,21 @@ final class CpuCompiler implements LowerContext {
     }
 
     @Override
+    public RngOptions rng() {
+        return options.rng();
+    }
+
+    @Override
+    public void reseedable(Reseedable kernel) {
+        reseedables.add(kernel);
+    }
+
+    @Override
     public SubProgram compile(Graph subgraph) {
         Graph g = new dev.rlx.opt.DeadCodeElimination().apply(subgraph);
         MemoryPlan plan = MemoryPlanner.plan(g, options.alignment());
         // Subgraphs allocate from the parent's arena, so closing the parent frees them too.
-        CpuExecutable exe = new CpuCompiler(arena, parallel, ops, options).build(g, plan);
+        CpuExecutable exe = new CpuCompiler(arena, parallel, ops, options, reseedables).build(g, plan);
         List<Value> in = g.inputs();
         List<Value> out = g.outputs();
         return new SubProgram() {

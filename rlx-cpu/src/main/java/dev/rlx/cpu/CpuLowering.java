@@ -12,6 +12,7 @@ import dev.rlx.cpu.kernels.MatMulKernel;
 import dev.rlx.cpu.kernels.MovementKernels;
 import dev.rlx.cpu.kernels.NormKernels;
 import dev.rlx.cpu.kernels.ReduceKernels;
+import dev.rlx.cpu.kernels.RngKernels;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
 
@@ -56,6 +57,8 @@ final class CpuLowering {
             case Op.While w -> ControlFlowKernels.whileLoop(n, ctx);
             case Op.Scan s -> ControlFlowKernels.scan(n, ctx);
             case Op.Custom c -> CustomKernels.custom(n, ctx);
+            case Op.RngNormal r -> RngKernels.of(n, ctx);
+            case Op.RngUniform r -> RngKernels.of(n, ctx);
         };
     }
 }
