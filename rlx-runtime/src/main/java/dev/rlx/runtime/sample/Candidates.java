@@ -27,6 +27,7 @@ public final class Candidates {
     private float[] spareLogits;
     private float[] spareP;
     int[] positions; // top-k heap / order scratch shared by the samplers of one chain step
+    final KeySort keySort = new KeySort();
 
     /** Candidates for a vocabulary of up to {@code capacity} tokens, initially empty. */
     public Candidates(int capacity) {
@@ -186,7 +187,7 @@ public final class Candidates {
             keys[i] = key(logits[i], ids[i]);
             posOfId[ids[i]] = i;
         }
-        Arrays.sort(keys, 0, size);
+        keySort.sort(keys, size);
         for (int j = 0; j < size; j++) {
             int id = Integer.MAX_VALUE - (int) keys[size - 1 - j];
             int pos = posOfId[id];

@@ -33,7 +33,7 @@ final class Typical implements Sampler {
             float score = pi > 0f ? Math.abs(-(float) Math.log(pi) - entropy) : Float.POSITIVE_INFINITY;
             keys[i] = (long) Float.floatToRawIntBits(score) << 32 | i; // score >= 0: its bits sort as ints
         }
-        java.util.Arrays.sort(keys, 0, n);
+        c.keySort.sort(keys, n);
         float cum = 0f;
         int last = n;
         for (int i = 0; i < n; i++) {
