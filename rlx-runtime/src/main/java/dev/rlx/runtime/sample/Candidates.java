@@ -27,6 +27,7 @@ public final class Candidates {
     private float[] spareLogits;
     private float[] spareP;
     int[] positions; // top-k heap / order scratch shared by the samplers of one chain step
+    private int[] identity; // 0, 1, 2, ... copied into ids by reset (at least capacity long)
     final KeySort keySort = new KeySort();
 
     /** Candidates for a vocabulary of up to {@code capacity} tokens, initially empty. */
@@ -58,18 +59,60 @@ public final class Candidates {
         if (n > ids.length) {
             throw new IllegalArgumentException("logits has " + n + " entries but the capacity is " + ids.length);
         }
-        for (int i = 0; i < n; i++) {
-            float l = logits[i];
-            if (l != l) {
-                throw new IllegalArgumentException("logits[" + i + "] is NaN");
+        requireNoNaN(logits);
+        System.arraycopy(logits, 0, this.logits, 0, n);
+        if (identity == null) {
+            identity = new int[ids.length];
+            for (int i = 0; i < identity.length; i++) {
+                identity[i] = i;
             }
-            ids[i] = i;
-            this.logits[i] = l;
         }
+        System.arraycopy(identity, 0, ids, 0, n);
         Arrays.fill(p, 0, n, 0f);
         size = n;
         sorted = false;
         selected = -1;
+    }
+
+    /**
+     * Refills with the best {@code k} of {@code logits} (token ids are indices), sorted: exactly what
+     * {@code reset(logits)} followed by {@code topK(k)} leaves, without copying the vocabulary. A size-k heap
+     * reads the logits once, O(n log k); the NaN check rides along.
+     *
+     * @throws IllegalArgumentException if {@code k} exceeds the capacity or a logit is NaN
+     */
+    public void resetTop(float[] logits, int k) {
+        int n = logits.length;
+        k = Math.min(k, n);
+        if (k > ids.length) {
+            throw new IllegalArgumentException("top " + k + " of " + n + " logits exceed the capacity " + ids.length);
+        }
+        if (identity == null || identity.length < n) {
+            identity = new int[Math.max(n, ids.length)];
+            for (int i = 0; i < identity.length; i++) {
+                identity[i] = i;
+            }
+        }
+        if (topPositions(logits, identity, n, k, positions)) {
+            requireNoNaN(logits);
+        }
+        for (int j = 0; j < k; j++) {
+            int pos = positions[j];
+            ids[j] = pos;
+            this.logits[j] = logits[pos];
+            p[j] = 0f;
+        }
+        size = k;
+        sorted = true;
+        selected = -1;
+    }
+
+    static void requireNoNaN(float[] logits) {
+        for (int i = 0; i < logits.length; i++) {
+            if (logits[i] != logits[i]) {
+                throw new IllegalArgumentException("logits[" + i + "] is NaN");
+            }
+        }
     }
 
     public int capacity() {
@@ -173,13 +216,6 @@ public final class Candidates {
         return max;
     }
 
-    /** Whether candidate {@code i} ranks before {@code j}: higher logit, then lower id. */
-    boolean better(int i, int j) {
-        float a = logits[i];
-        float b = logits[j];
-        return a > b || a == b && ids[i] < ids[j];
-    }
-
     /** Sorts all candidates, descending by logit, ties by lower id. O(n log n) on packed long keys. */
     void sort() {
         ensureSortScratch();
@@ -204,23 +240,49 @@ public final class Candidates {
      * candidates themselves are not changed. A size-k heap with the worst at its root: O(n log k).
      */
     void topPositions(int k) {
-        int[] heap = positions;
-        int n = 0;
-        for (int i = 0; i < size; i++) {
-            if (n < k) {
-                heap[n] = i;
-                siftUp(heap, n++);
-            } else if (better(i, heap[0])) {
+        topPositions(logits, ids, size, k, positions);
+    }
+
+    /**
+     * The positions of the best {@code k} of {@code l[0..size)} (ids {@code id}), best first, into
+     * {@code heap}. Returns whether a NaN was seen (NaN never ranks).
+     */
+    static boolean topPositions(float[] l, int[] id, int size, int k, int[] heap) {
+        int n = Math.min(k, size);
+        boolean nan = false;
+        for (int i = 0; i < n; i++) {
+            nan |= l[i] != l[i];
+            heap[i] = i;
+            siftUp(l, id, heap, i);
+        }
+        if (n > 0) {
+            float worst = l[heap[0]];
+            int worstId = id[heap[0]];
+            for (int i = n; i < size; i++) {
+                float v = l[i];
+                if (v < worst) {
+                    continue; // the common case: one compare against the k-th best so far
+                }
+                if (v != v) {
+                    nan = true;
+                    continue;
+                }
+                if (v == worst && id[i] > worstId) {
+                    continue;
+                }
                 heap[0] = i;
-                siftDown(heap, 0, n);
+                siftDown(l, id, heap, 0, n);
+                worst = l[heap[0]];
+                worstId = id[heap[0]];
             }
         }
         for (int end = n - 1; end > 0; end--) { // heapsort: the worst goes last, leaving best first
             int t = heap[0];
             heap[0] = heap[end];
             heap[end] = t;
-            siftDown(heap, 0, end);
+            siftDown(l, id, heap, 0, end);
         }
+        return nan;
     }
 
     /** Keeps only the candidates at {@code positions[0..n)}, in that order, sorted or not as stated. */
@@ -262,11 +324,16 @@ public final class Candidates {
         size -= n;
     }
 
+    /** Whether {@code i} ranks before {@code j} in {@code l}/{@code id}: higher logit, then lower id. */
+    private static boolean better(float[] l, int[] id, int i, int j) {
+        return l[i] > l[j] || l[i] == l[j] && id[i] < id[j];
+    }
+
     // heap ordered so that the root is the worst candidate
-    private void siftUp(int[] h, int i) {
+    private static void siftUp(float[] l, int[] id, int[] h, int i) {
         while (i > 0) {
             int parent = (i - 1) >>> 1;
-            if (!better(h[parent], h[i])) {
+            if (!better(l, id, h[parent], h[i])) {
                 break;
             }
             int t = h[parent];
@@ -276,17 +343,17 @@ public final class Candidates {
         }
     }
 
-    private void siftDown(int[] h, int i, int n) {
+    private static void siftDown(float[] l, int[] id, int[] h, int i, int n) {
         while (true) {
-            int l = 2 * i + 1;
-            if (l >= n) {
+            int c = 2 * i + 1;
+            if (c >= n) {
                 return;
             }
-            int worst = l;
-            if (l + 1 < n && better(h[l], h[l + 1])) {
-                worst = l + 1;
+            int worst = c;
+            if (c + 1 < n && better(l, id, h[c], h[c + 1])) {
+                worst = c + 1;
             }
-            if (!better(h[i], h[worst])) {
+            if (!better(l, id, h[i], h[worst])) {
                 return;
             }
             int t = h[i];

@@ -5,19 +5,20 @@ package dev.rlx.runtime.sample;
  * chain, but the first truncation reads the caller's logits directly instead of copying the vocabulary into a
  * candidate list, and nothing sorts the vocabulary. Gives exactly the tokens the general chain gives:
  * <ul>
- * <li>top-k: a size-k heap over the logits picks the same k candidates, in the same order, as
+ * <li>top-k: {@link Candidates#resetTop} picks the same k candidates, in the same order, as a reset and
  *     {@link TopK}; top-p, temperature and dist then run on those k.</li>
  * <li>top-p alone (more than 1024 tokens): the weights {@code exp(l − max)} and their sum are computed in
- *     the same order as {@link TopP}'s softmax; only tokens with weight at least half of
- *     {@code (1−p)/(n−1)} of the sum are kept and sorted. They are exactly the best-ranked tokens, so if their
- *     running sum reaches {@code p} the nucleus is the one {@link TopP} finds; otherwise the general path
- *     runs. (A token in the nucleus has {@code p_i > (1−p)/(n−1)}: the mass from it on exceeds {@code 1−p}
- *     and is at most {@code (n−1)·p_i}.)</li>
+ *     the same order as {@link TopP}'s softmax; a histogram of the mass over {@code max − l} gives the
+ *     bucket where the mass (with a margin) reaches {@code p}, and only tokens down to that bucket are kept
+ *     and sorted. They are exactly the best-ranked tokens, so if their running sum reaches {@code p} the
+ *     nucleus is the one {@link TopP} finds; otherwise the general path runs.</li>
  * </ul>
  */
 final class ClassicSampler {
     /** Below this TopP sorts everything anyway, so the prefilter buys nothing. */
     private static final int PREFILTER_ABOVE = 1024;
+    /** Mass buckets of the prefilter, 1/64 of a logit wide: 40 logits (a factor e^40) below the maximum. */
+    private static final int BUCKETS = 2560;
 
     private final int topK;
     private final float topPValue;
@@ -26,9 +27,8 @@ final class ClassicSampler {
     private final Temperature temperature;
     private final Dist dist;
     private Candidates small;   // the top-k candidates
-    private Candidates view;    // a heap over the caller's logits (its id and logit arrays are repointed)
-    private int[] identity = new int[0];
     private Candidates work;    // the whole vocabulary: prefilter survivors, or the general path
+    private final double[] bucketMass = new double[BUCKETS];
 
     ClassicSampler(int topK, float topP, int minKeep, float temperature, long seed) {
         this.topK = topK;
@@ -41,11 +41,6 @@ final class ClassicSampler {
 
     int sample(float[] logits) {
         int n = logits.length;
-        for (int i = 0; i < n; i++) {
-            if (logits[i] != logits[i]) {
-                throw new IllegalArgumentException("logits[" + i + "] is NaN");
-            }
-        }
         Candidates c;
         if (topK > 0 && n > 0) {
             c = topKOf(logits, Math.min(topK, n));
@@ -53,6 +48,7 @@ final class ClassicSampler {
                 topP.apply(c);
             }
         } else if (topP != null && n > PREFILTER_ABOVE) {
+            Candidates.requireNoNaN(logits);
             c = nucleus(logits);
         } else {
             c = general(logits);
@@ -63,32 +59,10 @@ final class ClassicSampler {
     }
 
     private Candidates topKOf(float[] logits, int k) {
-        int n = logits.length;
         if (small == null || small.capacity() < k) {
             small = new Candidates(k);
-            view = new Candidates(k);
         }
-        if (identity.length < n) {
-            identity = new int[n];
-            for (int i = 0; i < n; i++) {
-                identity[i] = i;
-            }
-        }
-        view.ids = identity;
-        view.logits = logits;
-        view.size = n;
-        view.sorted = false;
-        view.topPositions(k);
-        for (int j = 0; j < k; j++) {
-            int pos = view.positions[j];
-            small.ids[j] = pos;
-            small.logits[j] = logits[pos];
-            small.p[j] = 0f;
-        }
-        view.logits = null; // do not keep the caller's array
-        small.size = k;
-        small.sorted = true;
-        small.selected = -1;
+        small.resetTop(logits, k);
         return small;
     }
 
@@ -99,17 +73,32 @@ final class ClassicSampler {
         for (int i = 1; i < n; i++) {
             max = Math.max(max, logits[i]);
         }
+        // Exactly TopP's softmax: float weights and their float sum in index order.
         float sum = 0f;
         for (int i = 0; i < n; i++) {
             float e = (float) Math.exp(logits[i] - max);
             w.p[i] = e;
             sum += e;
         }
-        float cutoff = (float) (0.5 * (1 - topPValue) / (n - 1)) * sum;
+        // A mass histogram over max − logit finds a logit bound that the nucleus cannot pass.
+        java.util.Arrays.fill(bucketMass, 0);
+        for (int i = 0; i < n; i++) {
+            bucketMass[bucket(max - logits[i])] += w.p[i];
+        }
+        double need = (double) topPValue * sum * (1 + 1e-3) + 1e-6 * sum; // margin for float rounding
+        double cum = 0;
+        int last = BUCKETS - 1;
+        for (int b = 0; b < BUCKETS; b++) {
+            cum += bucketMass[b];
+            if (cum >= need) {
+                last = b;
+                break;
+            }
+        }
         int m = 0;
         for (int i = 0; i < n; i++) {
             float e = w.p[i];
-            if (e >= cutoff) { // m <= i: reads stay ahead of writes
+            if (bucket(max - logits[i]) <= last) { // m <= i: reads stay ahead of writes
                 w.ids[m] = i;
                 w.logits[m] = logits[i];
                 w.p[m] = e / sum;
@@ -120,15 +109,20 @@ final class ClassicSampler {
         w.sorted = false;
         w.selected = -1;
         w.sort();
-        float cum = 0f;
+        float run = 0f;
         for (int i = 0; i < m; i++) {
-            cum += w.p[i];
-            if (cum >= topPValue && i + 1 >= minKeep) {
+            run += w.p[i];
+            if (run >= topPValue && i + 1 >= minKeep) {
                 w.size = i + 1;
                 return w;
             }
         }
         return general(logits);
+    }
+
+    /** Bucket of a logit {@code d} below the maximum: width 1/64, the last one open-ended. */
+    private static int bucket(float d) {
+        return (int) Math.min(BUCKETS - 1, d * 64f);
     }
 
     private Candidates general(float[] logits) {

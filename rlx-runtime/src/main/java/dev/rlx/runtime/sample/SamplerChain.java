@@ -8,6 +8,8 @@ import java.util.Objects;
  * Samplers applied in order, as llama.cpp's sampler chain. {@link #sample(float[])} is the decode-loop call:
  * it fills a candidate list it keeps (allocated once, for the largest vocabulary seen), applies every sampler,
  * takes the selected token, tells every sampler through {@code accept}, and returns the token. A chain built
+ * (A chain that starts with top-k, as the default one does once disabled stages are left out, fills the list
+ * with the top k straight from the logits.) A chain built
  * by {@link SampleOpts#intoChain()} from "classic" options (only top-k, top-p, temperature) samples through a
  * fast path that reads the logits directly and never sorts the vocabulary; it gives the same tokens as the
  * samplers listed.
@@ -52,8 +54,16 @@ public final class SamplerChain {
             if (candidates == null || candidates.capacity() < logits.length) {
                 candidates = new Candidates(Math.max(1, logits.length));
             }
-            candidates.reset(logits);
-            apply(candidates);
+            int first = 0;
+            if (samplers.length > 0 && samplers[0] instanceof TopK t && t.k() > 0) {
+                candidates.resetTop(logits, t.k()); // reset + top-k without copying the vocabulary
+                first = 1;
+            } else {
+                candidates.reset(logits);
+            }
+            for (int i = first; i < samplers.length; i++) {
+                samplers[i].apply(candidates);
+            }
             token = candidates.selectedToken();
         }
         accept(token);

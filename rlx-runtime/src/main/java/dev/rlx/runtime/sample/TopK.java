@@ -11,6 +11,10 @@ final class TopK implements Sampler {
         this.k = k;
     }
 
+    int k() {
+        return k;
+    }
+
     @Override
     public void apply(Candidates c) {
         keep(c, k);
