@@ -79,16 +79,19 @@ public final class Candidates {
      * {@code reset(logits)} followed by {@code topK(k)} leaves, without copying the vocabulary. A size-k heap
      * reads the logits once, O(n log k); the NaN check rides along.
      *
-     * @throws IllegalArgumentException if {@code k} exceeds the capacity or a logit is NaN
+     * @throws IllegalArgumentException if {@code logits} exceeds the capacity, {@code k < 1} or a logit is NaN
      */
     public void resetTop(float[] logits, int k) {
         int n = logits.length;
-        k = Math.min(k, n);
-        if (k > ids.length) {
-            throw new IllegalArgumentException("top " + k + " of " + n + " logits exceed the capacity " + ids.length);
+        if (n > ids.length) {
+            throw new IllegalArgumentException("logits has " + n + " entries but the capacity is " + ids.length);
         }
-        if (identity == null || identity.length < n) {
-            identity = new int[Math.max(n, ids.length)];
+        if (k < 1) {
+            throw new IllegalArgumentException("k must be >= 1 but is " + k);
+        }
+        k = Math.min(k, n);
+        if (identity == null) {
+            identity = new int[ids.length];
             for (int i = 0; i < identity.length; i++) {
                 identity[i] = i;
             }

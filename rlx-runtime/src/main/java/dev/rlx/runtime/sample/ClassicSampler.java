@@ -26,7 +26,6 @@ final class ClassicSampler {
     private final TopP topP;
     private final Temperature temperature;
     private final Dist dist;
-    private Candidates small;   // the top-k candidates
     private Candidates work;    // the whole vocabulary: prefilter survivors, or the general path
     private final double[] bucketMass = new double[BUCKETS];
 
@@ -59,11 +58,9 @@ final class ClassicSampler {
     }
 
     private Candidates topKOf(float[] logits, int k) {
-        if (small == null || small.capacity() < k) {
-            small = new Candidates(k);
-        }
-        small.resetTop(logits, k);
-        return small;
+        Candidates w = work(logits.length); // full capacity: later sorts index scratch by token id
+        w.resetTop(logits, k);
+        return w;
     }
 
     private Candidates nucleus(float[] logits) {

@@ -398,6 +398,26 @@ class SamplersTest {
     }
 
     @Test
+    void candidates_resetTopEqualsResetThenTopK() {
+        float[] logits = randomLogits(3000, 4);
+        logits[10] = logits[2000] = logits[7]; // ties across the array
+        for (int k : new int[] {1, 7, 40, 2999, 3000, 5000}) {
+            Candidates a = new Candidates(3000);
+            a.reset(logits);
+            Samplers.topK(k).apply(a);
+            Candidates b = new Candidates(3000);
+            b.resetTop(logits, k);
+            assertArrayEquals(ids(a), ids(b), "k = " + k);
+            assertTrue(b.isSorted());
+            assertEquals(-1, b.selected());
+        }
+        Candidates c = new Candidates(3);
+        assertThrows(IllegalArgumentException.class, () -> c.resetTop(new float[] {1f, Float.NaN, 0f}, 1));
+        assertThrows(IllegalArgumentException.class, () -> c.resetTop(new float[4], 1));
+        assertThrows(IllegalArgumentException.class, () -> c.resetTop(new float[2], 0));
+    }
+
+    @Test
     void candidates_sortOrdersNegativeZeroAsZeroAndTiesByLowerId() {
         Candidates c = Candidates.fromLogits(new float[] {0f, -0f, -1f, 0f, Float.NEGATIVE_INFINITY});
         c.softmax();
