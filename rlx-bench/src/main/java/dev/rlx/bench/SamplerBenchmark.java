@@ -19,15 +19,17 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Time per sampled token over a 131,072-token vocabulary on one thread: {@code SamplerChain.sample(logits)}
- * for llama.cpp's default chain and for classic options, which take the fast path. Logits are 16 rows of
+ * for llama.cpp's default chain and for classic options, with and without the fast path (top-k filled
+ * straight from the logits). Logits are 16 rows of
  * Gaussian noise (standard deviation 3) generated in setup; each call samples the next row.
  *
  * <pre>./rlx-bench/run Sampler -f 1 -wi 3 -i 5 -prof gc</pre>
  * <ul>
  * <li>{@code DEFAULT}: {@code SampleOpts.defaults()}: top-k 40, top-p 0.95, min-p 0.05, temperature 0.8, dist.</li>
- * <li>{@code CLASSIC}: the same without min-p: top-k 40, top-p 0.95, temperature 0.8 on the fast path.</li>
- * <li>{@code CLASSIC_GENERAL}: those options through the general chain, for comparison.</li>
- * <li>{@code CLASSIC_TOP_P}: top-p 0.95 and temperature only, on the fast path (prefilter instead of top-k).</li>
+ * <li>{@code CLASSIC}: the same without min-p: top-k 40, top-p 0.95, temperature 0.8.</li>
+ * <li>{@code CLASSIC_GENERAL}: those options without the fast path (the vocabulary copied, then top-k).</li>
+ * <li>{@code CLASSIC_TOP_P}: top-p 0.95 and temperature only: a softmax over the vocabulary, then only the
+ *     nucleus is sorted.</li>
  * </ul>
  */
 @State(Scope.Thread)

@@ -288,6 +288,20 @@ public final class Candidates {
         return nan;
     }
 
+    /** Sorts {@code positions[0..m)} best first (higher logit, then lower id). O(m). */
+    void sortPositions(int m) {
+        ensureSortScratch();
+        for (int j = 0; j < m; j++) {
+            int pos = positions[j];
+            keys[j] = key(logits[pos], ids[pos]);
+            posOfId[ids[pos]] = pos;
+        }
+        keySort.sort(keys, m);
+        for (int j = 0; j < m; j++) {
+            positions[j] = posOfId[Integer.MAX_VALUE - (int) keys[m - 1 - j]];
+        }
+    }
+
     /** Keeps only the candidates at {@code positions[0..n)}, in that order, sorted or not as stated. */
     void keepPositions(int n, boolean inLogitOrder) {
         ensureSortScratch();

@@ -95,8 +95,8 @@ public record SampleOpts(long seed, int minKeep, int topK, float topP, float min
 
     /**
      * Whether only top-k, top-p and temperature are active (no penalties, DRY, top-nσ, typical, min-p, XTC,
-     * dynamic temperature or mirostat): such options sample through a fast path that does not sort the
-     * vocabulary.
+     * dynamic temperature or mirostat). Such chains never sort the vocabulary: top-k is filled straight from
+     * the logits by a heap (the chain's fast path) and top-p sorts only its nucleus.
      */
     public boolean isClassic() {
         return mirostat == 0 && !penaltiesActive() && !dryActive() && topNSigma <= 0f && typicalP >= 1f
@@ -105,21 +105,21 @@ public record SampleOpts(long seed, int minKeep, int topK, float topP, float min
 
     /**
      * llama.cpp's chain: penalties → DRY → top-nσ → top-k → typical → top-p → min-p → XTC → temperature(-ext)
-     * → dist, each stage left out when disabled; with mirostat, temperature → mirostat v1 or v2 only. Classic
-     * options ({@link #isClassic()}) get the fast path.
+     * → dist, each stage left out when disabled; with mirostat, temperature → mirostat v1 or v2 only. A chain
+     * that starts with top-k takes the fast path (see {@link SamplerChain}).
      */
     public SamplerChain intoChain() {
         return intoChain(true);
     }
 
-    /** {@link #intoChain()}, optionally without the classic fast path (to compare or to debug). */
+    /** {@link #intoChain()}, optionally without the fast path (to compare or to debug). */
     public SamplerChain intoChain(boolean allowFastPath) {
         List<Sampler> s = new ArrayList<>();
         if (mirostat != 0) {
             s.add(Samplers.temperature(temperature));
             s.add(mirostat == 1 ? new Mirostat(0, seed, mirostatTau, mirostatEta, MIROSTAT_M)
                     : Samplers.mirostatV2(seed, mirostatTau, mirostatEta));
-            return SamplerChain.of(s, null);
+            return SamplerChain.of(s, false);
         }
         if (penaltiesActive()) {
             s.add(Samplers.penalties(penaltyLastN, repeatPenalty, frequencyPenalty, presencePenalty));
@@ -149,9 +149,7 @@ public record SampleOpts(long seed, int minKeep, int topK, float topP, float min
         }
         s.add(Samplers.temperatureExt(temperature, dynatempRange, dynatempExponent));
         s.add(Samplers.dist(seed));
-        ClassicSampler fast = allowFastPath && isClassic()
-                ? new ClassicSampler(topK, topP, minKeep, temperature, seed) : null;
-        return SamplerChain.of(s, fast);
+        return SamplerChain.of(s, allowFastPath);
     }
 
     private boolean penaltiesActive() {

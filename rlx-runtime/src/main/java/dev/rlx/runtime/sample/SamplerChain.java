@@ -7,12 +7,13 @@ import java.util.Objects;
 /**
  * Samplers applied in order, as llama.cpp's sampler chain. {@link #sample(float[])} is the decode-loop call:
  * it fills a candidate list it keeps (allocated once, for the largest vocabulary seen), applies every sampler,
- * takes the selected token, tells every sampler through {@code accept}, and returns the token. A chain built
- * (A chain that starts with top-k, as the default one does once disabled stages are left out, fills the list
- * with the top k straight from the logits.) A chain built
- * by {@link SampleOpts#intoChain()} from "classic" options (only top-k, top-p, temperature) samples through a
- * fast path that reads the logits directly and never sorts the vocabulary; it gives the same tokens as the
- * samplers listed.
+ * takes the selected token, tells every sampler through {@code accept}, and returns the token.
+ *
+ * <p>The fast path: when the chain starts with top-k (as llama.cpp's default chain and every "classic" one,
+ * see {@link SampleOpts#isClassic()}, do once disabled stages are left out), the candidates are filled with
+ * the top k straight from the logits by a heap ({@link Candidates#resetTop}) instead of copying the vocabulary
+ * and then selecting; the result is the same. Together with {@link Samplers#topP}, which sorts only the
+ * nucleus, classic options never sort the vocabulary.
  *
  * <pre>{@code
  * SamplerChain chain = SamplerChain.builder().add(Samplers.topK(40)).add(Samplers.temperature(0.8f))
@@ -24,20 +25,21 @@ import java.util.Objects;
  */
 public final class SamplerChain {
     private final Sampler[] samplers;
-    private final ClassicSampler fast;
+    private final int directTopK; // k when sample() fills the candidates with the top k straight from the logits
     private Candidates candidates;
 
-    private SamplerChain(List<Sampler> samplers, ClassicSampler fast) {
+    private SamplerChain(List<Sampler> samplers, boolean allowDirectTopK) {
         this.samplers = samplers.toArray(Sampler[]::new);
-        this.fast = fast;
+        this.directTopK = allowDirectTopK && this.samplers.length > 0 && this.samplers[0] instanceof TopK t
+                ? Math.max(0, t.k()) : 0;
     }
 
     public static Builder builder() {
         return new Builder();
     }
 
-    static SamplerChain of(List<Sampler> samplers, ClassicSampler fast) {
-        return new SamplerChain(samplers, fast);
+    static SamplerChain of(List<Sampler> samplers, boolean allowDirectTopK) {
+        return new SamplerChain(samplers, allowDirectTopK);
     }
 
     /**
@@ -47,25 +49,20 @@ public final class SamplerChain {
      * @throws IllegalArgumentException if a logit is NaN
      */
     public int sample(float[] logits) {
-        int token;
-        if (fast != null) {
-            token = fast.sample(logits);
-        } else {
-            if (candidates == null || candidates.capacity() < logits.length) {
-                candidates = new Candidates(Math.max(1, logits.length));
-            }
-            int first = 0;
-            if (samplers.length > 0 && samplers[0] instanceof TopK t && t.k() > 0) {
-                candidates.resetTop(logits, t.k()); // reset + top-k without copying the vocabulary
-                first = 1;
-            } else {
-                candidates.reset(logits);
-            }
-            for (int i = first; i < samplers.length; i++) {
-                samplers[i].apply(candidates);
-            }
-            token = candidates.selectedToken();
+        if (candidates == null || candidates.capacity() < logits.length) {
+            candidates = new Candidates(Math.max(1, logits.length));
         }
+        int first = 0;
+        if (directTopK > 0) {
+            candidates.resetTop(logits, directTopK); // equals reset + top-k, without copying the vocabulary
+            first = 1;
+        } else {
+            candidates.reset(logits);
+        }
+        for (int i = first; i < samplers.length; i++) {
+            samplers[i].apply(candidates);
+        }
+        int token = candidates.selectedToken();
         accept(token);
         return token;
     }
@@ -89,18 +86,15 @@ public final class SamplerChain {
         for (Sampler s : samplers) {
             s.reset();
         }
-        if (fast != null) {
-            fast.reset();
-        }
     }
 
     public List<Sampler> samplers() {
         return List.of(samplers);
     }
 
-    /** Whether {@link #sample} takes the classic fast path. */
+    /** Whether {@link #sample} fills the candidates with the top k straight from the logits (the fast path). */
     public boolean usesFastPath() {
-        return fast != null;
+        return directTopK > 0;
     }
 
     @Override
@@ -109,7 +103,7 @@ public final class SamplerChain {
         for (int i = 0; i < samplers.length; i++) {
             sb.append(i == 0 ? "" : " -> ").append(samplers[i].name());
         }
-        return sb.append(fast != null ? "; classic fast path]" : "]").toString();
+        return sb.append(directTopK > 0 ? "; top-k from the logits]" : "]").toString();
     }
 
     /** Collects samplers in order. */
@@ -124,7 +118,7 @@ public final class SamplerChain {
         }
 
         public SamplerChain build() {
-            return new SamplerChain(samplers, null);
+            return new SamplerChain(samplers, true);
         }
     }
 }

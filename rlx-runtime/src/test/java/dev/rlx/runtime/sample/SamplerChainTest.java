@@ -39,7 +39,8 @@ class SamplerChainTest {
     void intoChain_defaultsFollowLlamaCppOrderWithDisabledStagesLeftOut() {
         SamplerChain c = SampleOpts.defaults().intoChain();
         assertEquals(List.of("top-k", "top-p", "min-p", "temp", "dist"), names(c));
-        assertFalse(c.usesFastPath(), "min-p 0.05 is on by default");
+        assertTrue(c.usesFastPath(), "it starts with top-k");
+        assertFalse(SampleOpts.defaults().isClassic(), "min-p 0.05 is on by default");
     }
 
     @Test
@@ -76,15 +77,17 @@ class SamplerChainTest {
 
     // ---------------------------------------------------------------- the fast path
 
+    /** Classic options and the default ones: fast path or not, the tokens are the same. */
     static Stream<Arguments> classicOptions() {
         SampleOpts base = SampleOpts.defaults().toBuilder().minP(0f).seed(99).build();
         return Stream.of(
                 Arguments.of(base),                                                  // k 40, p 0.95, T 0.8
                 Arguments.of(base.toBuilder().topK(0).topP(0.9f).temperature(0.7f).build()),
-                Arguments.of(base.toBuilder().topK(0).topP(0.999f).build()),         // falls back past the prefilter
+                Arguments.of(base.toBuilder().topK(0).topP(0.999f).build()),         // past top-p's histogram bound
                 Arguments.of(base.toBuilder().topK(0).topP(1f).temperature(1.3f).build()),
                 Arguments.of(base.toBuilder().topK(5000).topP(0.5f).minKeep(3).build()),
-                Arguments.of(base.toBuilder().topK(3).topP(1f).temperature(0f).build()));
+                Arguments.of(base.toBuilder().topK(3).topP(1f).temperature(0f).build()),
+                Arguments.of(SampleOpts.defaults().toBuilder().seed(7).build()));
     }
 
     @ParameterizedTest
@@ -92,7 +95,8 @@ class SamplerChainTest {
     void fastPath_givesTheSameTokensAsTheGeneralChain(SampleOpts o) {
         SamplerChain fast = o.intoChain();
         SamplerChain general = o.intoChain(false);
-        assertTrue(fast.usesFastPath());
+        assertEquals(o.topK() > 0, fast.usesFastPath());
+        assertFalse(general.usesFastPath());
         for (float[] logits : logitRows(40, 30_000, 5)) {
             assertEquals(general.sample(logits), fast.sample(logits));
         }
