@@ -5,6 +5,7 @@ import dev.rlx.cpu.kernels.HalfAdapter;
 import dev.rlx.cpu.kernels.Kernel;
 import dev.rlx.cpu.kernels.LowerContext;
 import dev.rlx.cpu.kernels.Parallel;
+import dev.rlx.cpu.kernels.Reseedable;
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
@@ -14,6 +15,7 @@ import dev.rlx.opt.MemoryPlanner;
 import dev.rlx.runtime.CompileException;
 import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.OpRegistry;
+import dev.rlx.runtime.RngOptions;
 import dev.rlx.runtime.Tracer;
 import dev.rlx.runtime.spi.CompileRequest;
 import java.lang.foreign.Arena;
@@ -33,16 +35,19 @@ final class CpuCompiler implements LowerContext {
     private final Parallel parallel;
     private final OpRegistry ops;
     private final CompileOptions options;
+    private final List<Reseedable> reseedables; // shared with subgraph compilers: setRng reaches them too
 
-    private CpuCompiler(Arena arena, Parallel parallel, OpRegistry ops, CompileOptions options) {
+    private CpuCompiler(Arena arena, Parallel parallel, OpRegistry ops, CompileOptions options,
+                        List<Reseedable> reseedables) {
         this.arena = arena;
         this.parallel = parallel;
         this.ops = ops;
         this.options = options;
+        this.reseedables = reseedables;
     }
 
     static CpuExecutable compile(CompileRequest req, Parallel parallel) {
-        CpuCompiler c = new CpuCompiler(Arena.ofShared(), parallel, req.ops(), req.options());
+        CpuCompiler c = new CpuCompiler(Arena.ofShared(), parallel, req.ops(), req.options(), new ArrayList<>());
         try {
             return c.build(req.graph(), req.plan());
         } catch (RuntimeException e) {
@@ -89,7 +94,8 @@ final class CpuCompiler implements LowerContext {
                 kernels.add(tracer == null ? k : new TracedKernel(k, tracer, tracer.register(n.describe())));
             }
         }
-        return new CpuExecutable(arena, plan.arenaBytes(), Map.copyOf(slots), kernels.toArray(Kernel[]::new), tracer);
+        return new CpuExecutable(arena, plan.arenaBytes(), Map.copyOf(slots), kernels.toArray(Kernel[]::new),
+                reseedables, tracer);
     }
 
     @Override
@@ -117,11 +123,22 @@ final class CpuCompiler implements LowerContext {
     }
 
     @Override
+    public RngOptions rng() {
+        return options.rng();
+    }
+
+    @Override
+    public void reseedable(Reseedable kernel) {
+        reseedables.add(kernel);
+    }
+
+    @Override
     public SubProgram compile(Graph subgraph) {
         Graph g = new dev.rlx.opt.DeadCodeElimination().apply(subgraph);
         MemoryPlan plan = MemoryPlanner.plan(g, options.alignment());
         // Subgraphs allocate from the parent's arena, so closing the parent frees them too.
-        CpuExecutable exe = new CpuCompiler(arena, parallel, ops, options).build(g, plan, null); // traced as one op
+        // traced as one op, the control-flow kernel that runs it
+        CpuExecutable exe = new CpuCompiler(arena, parallel, ops, options, reseedables).build(g, plan, null);
         List<Value> in = g.inputs();
         List<Value> out = g.outputs();
         return new SubProgram() {

@@ -1,11 +1,14 @@
 package dev.rlx.cpu;
 
 import dev.rlx.cpu.kernels.Kernel;
+import dev.rlx.cpu.kernels.Reseedable;
 import dev.rlx.ir.Value;
+import dev.rlx.runtime.RngOptions;
 import dev.rlx.runtime.Tracer;
 import dev.rlx.runtime.spi.Executable;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.Map;
 
 /** A compiled CPU graph: the arena, each value's slice of it, and the kernel list {@link #run()} walks. */
@@ -14,14 +17,24 @@ final class CpuExecutable implements Executable {
     private final long arenaBytes;
     private final Map<Value, MemorySegment> slots;
     private final Kernel[] kernels;
+    private final List<Reseedable> reseedables; // RNG kernels here and in subgraphs
     private final Tracer tracer; // null unless RLX_TRACE / RLX_TRACE_FILE
 
-    CpuExecutable(Arena arena, long arenaBytes, Map<Value, MemorySegment> slots, Kernel[] kernels, Tracer tracer) {
+    CpuExecutable(Arena arena, long arenaBytes, Map<Value, MemorySegment> slots, Kernel[] kernels,
+                  List<Reseedable> reseedables, Tracer tracer) {
         this.arena = arena;
         this.arenaBytes = arenaBytes;
         this.slots = slots;
         this.kernels = kernels;
+        this.reseedables = reseedables;
         this.tracer = tracer;
+    }
+
+    @Override
+    public void setRng(RngOptions rng) {
+        for (Reseedable r : reseedables) {
+            r.setRng(rng);
+        }
     }
 
     @Override

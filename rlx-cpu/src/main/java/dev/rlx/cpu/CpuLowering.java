@@ -12,6 +12,7 @@ import dev.rlx.cpu.kernels.MatMulKernel;
 import dev.rlx.cpu.kernels.MovementKernels;
 import dev.rlx.cpu.kernels.NormKernels;
 import dev.rlx.cpu.kernels.ReduceKernels;
+import dev.rlx.cpu.kernels.RngKernels;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
 
@@ -59,6 +60,8 @@ final class CpuLowering {
             case Op.FusedMatMul f -> MatMulKernel.fused(n, ctx);
             case Op.AddNorm a -> NormKernels.addNorm(n, ctx);
             case Op.Custom c -> CustomKernels.custom(n, ctx);
+            case Op.RngNormal r -> RngKernels.of(n, ctx);
+            case Op.RngUniform r -> RngKernels.of(n, ctx);
         };
     }
 }

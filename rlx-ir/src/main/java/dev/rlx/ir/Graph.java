@@ -622,6 +622,31 @@ public final class Graph {
         return apply(new Op.Custom(opName, attrs, outputShapes), operands);
     }
 
+    // ---------------------------------------------------------------- random numbers
+
+    /**
+     * Normal samples of {@code shape} (ONNX {@code RandomNormal}) seeded by the compile options; each call
+     * gets its own stream, keyed by its node id. See {@link Op.RngNormal}.
+     */
+    public Value rngNormal(float mean, float scale, Shape shape) {
+        return apply1(new Op.RngNormal(mean, scale, shape, 0, false, nodes.size()));
+    }
+
+    /** {@link #rngNormal(float, float, Shape)} with its own {@code seed}, as the ONNX {@code seed} attribute. */
+    public Value rngNormal(float mean, float scale, Shape shape, long seed) {
+        return apply1(new Op.RngNormal(mean, scale, shape, seed, true, nodes.size()));
+    }
+
+    /** Uniform samples in {@code [low, high)} of {@code shape} (ONNX {@code RandomUniform}); see {@link Op.RngUniform}. */
+    public Value rngUniform(float low, float high, Shape shape) {
+        return apply1(new Op.RngUniform(low, high, shape, 0, false, nodes.size()));
+    }
+
+    /** {@link #rngUniform(float, float, Shape)} with its own {@code seed}. */
+    public Value rngUniform(float low, float high, Shape shape, long seed) {
+        return apply1(new Op.RngUniform(low, high, shape, seed, true, nodes.size()));
+    }
+
     // ---------------------------------------------------------------- helpers
 
     private int axis(String op, Value x, int axis) {

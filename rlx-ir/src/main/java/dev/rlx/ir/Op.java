@@ -47,10 +47,11 @@ public sealed interface Op {
 
     /**
      * Whether the op is a function of its operands only: passes may fold it, merge equal copies, or drop it
-     * when unused. Custom ops are impure unless they declare otherwise.
+     * when unused. Random-number ops ({@link OpKind#IMPURE}) never are; custom ops are impure unless they
+     * declare otherwise.
      */
     default boolean isPure() {
-        return true;
+        return !OpKind.IMPURE.contains(kind());
     }
 
     // ---------------------------------------------------------------- sources
@@ -1220,11 +1221,66 @@ public sealed interface Op {
         }
     }
 
+    // ---------------------------------------------------------------- random numbers
+
+    /**
+     * A tensor of {@code shape} drawn from the normal distribution with {@code mean} and standard deviation
+     * {@code scale} (ONNX {@code RandomNormal}); no operands; float dtypes. The generator is chosen at compile
+     * time ({@code CompileOptions.rng}). {@code seed} is used when {@code hasSeed} (an ONNX float seed maps to
+     * {@code (long) seed}, truncating as ONNX Runtime does), else the compile options' seed; {@code key}
+     * identifies the node's stream, so two RNG nodes draw independent values. Impure: see
+     * {@link OpKind#IMPURE}.
+     */
+    record RngNormal(float mean, float scale, Shape shape, long seed, boolean hasSeed, long key) implements Op {
+        public RngNormal {
+            rngParams("rng_normal", "mean", mean, "scale", scale, shape);
+            if (scale < 0) {
+                throw fail("rng_normal", "scale (the standard deviation) must be >= 0 but is %s", scale);
+            }
+        }
+
+        public OpKind kind() { return OpKind.RNG_NORMAL; }
+
+        public List<Shape> outputShapes(List<Shape> in) {
+            arity("rng_normal", in, 0);
+            return List.of(shape);
+        }
+    }
+
+    /**
+     * A tensor of {@code shape} drawn uniformly from {@code [low, high)} (ONNX {@code RandomUniform}); no
+     * operands; float dtypes. Seed, key and generator as for {@link RngNormal}. Impure: see
+     * {@link OpKind#IMPURE}.
+     */
+    record RngUniform(float low, float high, Shape shape, long seed, boolean hasSeed, long key) implements Op {
+        public RngUniform {
+            rngParams("rng_uniform", "low", low, "high", high, shape);
+            if (low > high) {
+                throw fail("rng_uniform", "low %s must be <= high %s", low, high);
+            }
+        }
+
+        public OpKind kind() { return OpKind.RNG_UNIFORM; }
+
+        public List<Shape> outputShapes(List<Shape> in) {
+            arity("rng_uniform", in, 0);
+            return List.of(shape);
+        }
+    }
+
     // ---------------------------------------------------------------- shared rules
 
     private static void requireName(String op, String name) {
         if (name == null || name.isBlank()) {
             throw fail(op, "name must be non-empty");
+        }
+    }
+
+    private static void rngParams(String op, String aName, float a, String bName, float b, Shape shape) {
+        Objects.requireNonNull(shape, "shape");
+        requireFloat(op, shape, "shape");
+        if (!Float.isFinite(a) || !Float.isFinite(b)) {
+            throw fail(op, "%s and %s must be finite but are %s and %s", aName, bName, a, b);
         }
     }
 

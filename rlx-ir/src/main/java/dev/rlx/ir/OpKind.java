@@ -20,7 +20,8 @@ public enum OpKind {
     CONV, CONV_TRANSPOSE, POOL,
     IF, WHILE, SCAN,
     FUSED, FUSED_MATMUL, ADD_NORM,
-    CUSTOM;
+    CUSTOM,
+    RNG_NORMAL, RNG_UNIFORM;
 
     /** Nodes with no inputs that name or hold data: inputs, parameters, constants. */
     public static final Set<OpKind> SOURCES = EnumSet.of(INPUT, PARAM, CONSTANT);
@@ -40,6 +41,13 @@ public enum OpKind {
     /** Compositions of simpler ops, first-class for speed. */
     public static final Set<OpKind> COMPOSITE =
             EnumSet.of(SOFTMAX, LOG_SOFTMAX, LAYER_NORM, RMS_NORM, GROUP_NORM, ATTENTION, ROPE);
+
+    /**
+     * Not pure functions of their operands: each evaluation draws new values from a random stream. Passes must
+     * not merge two such nodes (CSE), fold them into constants, duplicate or re-order them; dropping an unused
+     * one is fine.
+     */
+    public static final Set<OpKind> IMPURE = EnumSet.of(RNG_NORMAL, RNG_UNIFORM);
 
     /** {@code snake_case} name used by the printer and in messages. */
     public String label() {

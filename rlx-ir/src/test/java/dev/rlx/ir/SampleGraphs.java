@@ -104,10 +104,12 @@ final class SampleGraphs {
         Value fmm = g.apply1(new Op.FusedMatMul(prog), g.input("fa", f32(3, 5)), g.param("fw", f32(5, 4)),
                 g.param("fb", f32(4)));
         List<Value> addNorm = g.apply(new Op.AddNorm(true, 2, 1e-6f), x, fused, g.param("ang", f32(4)));
+        Value noise = g.rngNormal(0.5f, 2f, f32(2, 3), 7);
+        Value uniform = g.rngUniform(-1f, 1f, Shape.of(DType.F64, 4));
 
         g.setOutputs(cast, red, am, sm, lsm, cs, tk.get(0), tk.get(1), ln, rn, gn, rs, tr, sl, cat, ex, ga, sa, att,
                 rope, pool, iff, loop.get(0), loop.get(1), scanned, custom.get(0), custom.get(1), fmm, addNorm.get(0),
-                addNorm.get(1));
+                addNorm.get(1), noise, uniform);
         return g;
     }
 }

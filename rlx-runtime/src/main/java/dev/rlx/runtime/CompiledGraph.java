@@ -221,6 +221,15 @@ public final class CompiledGraph implements AutoCloseable {
         return outputs[0].toFloatArray();
     }
 
+    /**
+     * Re-seeds the graph's random-number ops and restarts their streams (see {@link RngOptions}), without
+     * recompiling. The next run draws what the first run after compiling with {@code rng} would draw.
+     */
+    public void setRng(RngOptions rng) {
+        open();
+        exe.setRng(java.util.Objects.requireNonNull(rng, "rng"));
+    }
+
     /** Output {@code i} of the last run, as a view created at compile time. */
     public TensorView output(int i) {
         open();

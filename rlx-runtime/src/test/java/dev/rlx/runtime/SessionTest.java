@@ -133,6 +133,7 @@ class SessionTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> CompileOptions.defaults().withThreads(-1));
         assertTrue(e.getMessage().contains("-1"), e.getMessage());
-        assertEquals(new CompileOptions(64, 0, true, dev.rlx.opt.PrecisionPolicy.F32), CompileOptions.defaults());
+        assertEquals(new CompileOptions(64, 0, true, dev.rlx.opt.PrecisionPolicy.F32, RngOptions.defaults()),
+                CompileOptions.defaults());
     }
 }

@@ -102,6 +102,16 @@ public final class HalfAdapter {
             }
 
             @Override
+            public dev.rlx.runtime.RngOptions rng() {
+                return ctx.rng();
+            }
+
+            @Override
+            public void reseedable(Reseedable kernel) {
+                ctx.reseedable(kernel);
+            }
+
+            @Override
             public SubProgram compile(dev.rlx.ir.Graph subgraph) {
                 return ctx.compile(subgraph);
             }

@@ -34,6 +34,12 @@ public interface LowerContext {
 
     OpRegistry ops();
 
+    /** The random-number settings the graph is compiled with. */
+    dev.rlx.runtime.RngOptions rng();
+
+    /** Registers a kernel that {@code CompiledGraph.setRng} must re-seed. */
+    void reseedable(Reseedable kernel);
+
     /** Compiles a subgraph (an If branch, a loop body) into its own executable on this backend. */
     SubProgram compile(Graph subgraph);
 

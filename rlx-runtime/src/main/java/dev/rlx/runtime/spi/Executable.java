@@ -23,6 +23,12 @@ public interface Executable extends AutoCloseable {
     /** Copies {@code v}'s slot into {@code dst} (at least the slot's byte size). */
     void read(Value v, MemorySegment dst);
 
+    /**
+     * Re-seeds every random-number op and restarts its stream, without rebuilding kernels. Backends that run
+     * {@code RngNormal}/{@code RngUniform} must override it; the default suits executables with no such op.
+     */
+    default void setRng(dev.rlx.runtime.RngOptions rng) {}
+
     /** Number of kernels {@link #run} executes (views and sources take none). */
     int kernelCount();
 
