@@ -10,9 +10,10 @@ import java.util.Objects;
  *
  * <p><b>Stream rule.</b> Each RNG node has its own stream, derived from a base seed (the node's own seed
  * when it has one, else {@link #seed()}) and the node's key (see {@link #streamSeed}). With
- * {@code advanceAcrossRuns} (the default) the second run draws the values that follow those of the first,
- * as ONNX Runtime does; without it every run repeats the first run's values. Setting the options again
- * ({@code setRng}) restarts every stream.
+ * {@code advanceAcrossRuns} the second run draws the values that follow those of the first, as ONNX Runtime
+ * does (the default for {@link #ort}); without it every run repeats the first run's values, so a seed
+ * reproduces a run exactly (the default for {@link #philox}). Setting the options again ({@code setRng})
+ * restarts every stream.
  *
  * @param generator         the algorithm
  * @param seed              seed of nodes that have none of their own
@@ -47,9 +48,9 @@ public record RngOptions(Generator generator, long seed, boolean advanceAcrossRu
         Objects.requireNonNull(generator, "generator");
     }
 
-    /** Philox with {@code seed}; runs advance. */
+    /** Philox with {@code seed}; every run repeats (use {@link #withAdvanceAcrossRuns} to continue streams). */
     public static RngOptions philox(long seed) {
-        return new RngOptions(Generator.PHILOX, seed, true);
+        return new RngOptions(Generator.PHILOX, seed, false);
     }
 
     /** The ONNX Runtime-compatible generator with {@code seed} for unseeded nodes; runs advance, as in ORT. */
@@ -59,7 +60,7 @@ public record RngOptions(Generator generator, long seed, boolean advanceAcrossRu
 
     /** The deterministic generator that writes means. */
     public static RngOptions zero() {
-        return new RngOptions(Generator.ZERO, 0, true);
+        return new RngOptions(Generator.ZERO, 0, false);
     }
 
     /** {@code philox(42)}. */

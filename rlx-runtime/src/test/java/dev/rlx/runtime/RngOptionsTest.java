@@ -11,8 +11,9 @@ import org.junit.jupiter.api.Test;
 class RngOptionsTest {
 
     @Test
-    void defaults_arePhilox42Advancing() {
-        assertEquals(new RngOptions(RngOptions.Generator.PHILOX, 42, true), RngOptions.defaults());
+    void defaults_arePhilox42RepeatingEachRun_ortAdvances() {
+        assertEquals(new RngOptions(RngOptions.Generator.PHILOX, 42, false), RngOptions.defaults());
+        assertTrue(RngOptions.ort(3).advanceAcrossRuns(), "ORT keeps its engine across runs, as ONNX Runtime does");
         assertEquals(RngOptions.defaults(), CompileOptions.defaults().rng());
         assertFalse(RngOptions.ort(3).withAdvanceAcrossRuns(false).advanceAcrossRuns());
     }
