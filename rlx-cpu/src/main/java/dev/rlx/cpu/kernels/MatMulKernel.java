@@ -1,5 +1,6 @@
 package dev.rlx.cpu.kernels;
 
+import dev.rlx.cpu.blas.OpenBlas;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
@@ -11,7 +12,8 @@ import java.util.Arrays;
 /**
  * {@code numpy.matmul} with optional transposed operands: batched, with broadcast batch dims and rank-1
  * operands. f32 runs on {@link Sgemm} (packed and register-blocked; products of a few rows stream B without
- * packing); other dtypes run a scalar loop accumulating in double (floats) or long (integers). C is split
+ * packing); with {@code RLX_CPU_BLAS=openblas} and OpenBLAS found, f32 products call it instead. Other
+ * dtypes run a scalar loop accumulating in double (floats) or long (integers). C is split
  * into up to one part per thread over (batch, row range, column range); each part has its own packing
  * workspace. A {@link Op.FusedMatMul}'s epilogue runs on every tile of C as soon as it is final.
  */
@@ -36,8 +38,16 @@ public final class MatMulKernel implements Kernel, RangeTask {
     private final Parallel parallel;
     private final Sgemm.Workspace[] workspaces; // per part, f32 only
     private final Hook[] hooks;                 // per part, epilogue only
+    private final OpenBlas blas;                // non-null when RLX_CPU_BLAS=openblas runs f32 products
+    private final MemorySegment[][] blasArgs;   // per batch: A, B, C starting at their first element
+    private final boolean transA;
+    private final boolean transB;
+    private final int lda;
+    private final int ldb;
 
     private MatMulKernel(Node node, LowerContext ctx, boolean transA, boolean transB) {
+        this.transA = transA;
+        this.transB = transB;
         Buf ab = ctx.in(node, 0);
         Buf bb = ctx.in(node, 1);
         Buf cb = ctx.out(node, 0);
@@ -70,6 +80,18 @@ public final class MatMulKernel implements Kernel, RangeTask {
             bMats[i] = new Sgemm.Mat(b, offsets[1][i], bRs, bCs);
         }
         this.parallel = ctx.parallel();
+        this.lda = ac;
+        this.ldb = bc;
+        OpenBlas native_ = dtype == DType.F32 && OpenBlas.requested() ? OpenBlas.load().orElse(null) : null;
+        this.blas = native_;
+        this.blasArgs = new MemorySegment[aMats.length][];
+        if (native_ != null) {
+            native_.setThreads(ctx.parallel().threads());
+            for (int i = 0; i < aMats.length; i++) {
+                blasArgs[i] = new MemorySegment[] {a.asSlice(offsets[0][i] * 4), b.asSlice(offsets[1][i] * 4),
+                        c.asSlice((long) i * m * n * 4)};
+            }
+        }
 
         int threads = parallel.threads();
         long work = (long) aMats.length * m * n * Math.max(1, k);
@@ -173,8 +195,30 @@ public final class MatMulKernel implements Kernel, RangeTask {
 
     @Override
     public void run() {
-        if (units > 0) {
-            parallel.parallelFor(parts, 1, this);
+        if (units == 0) {
+            return;
+        }
+        if (blas != null) {
+            runNative();
+            return;
+        }
+        parallel.parallelFor(parts, 1, this);
+    }
+
+    /** One OpenBLAS call per batch (OpenBLAS threads itself), then the epilogue over each result. */
+    private void runNative() {
+        for (int i = 0; i < blasArgs.length; i++) {
+            MemorySegment[] s = blasArgs[i];
+            if (m == 1 && !transA) {
+                // y = x B is a GEMV on B's transpose; it is OpenBLAS's bandwidth-bound path
+                blas.sgemv(!transB, transB ? n : k, transB ? k : n, s[1], ldb, s[0], s[2]);
+            } else {
+                blas.sgemm(transA, transB, m, n, k, s[0], lda, s[1], ldb, s[2], n);
+            }
+            if (hooks[0] != null) {
+                hooks[0].batch = i;
+                hooks[0].tile(0, m, 0, n);
+            }
         }
     }
 
