@@ -24,8 +24,10 @@ import java.util.Map;
  *   <li><b>Allocate</b>, oldest first: a sequence whose tokens need more blocks than are free preempts the
  *       newest running sequence, repeatedly, possibly itself (then it simply waits).</li>
  *   <li><b>Admit</b> (only in a step without preemption): the front waiting request starts with a chunk of
- *       its tokens as long as the budget, the sequence limit and the free blocks (minus the configured
- *       headroom while anything runs) allow; FIFO, so a large request is never overtaken.</li>
+ *       its tokens, as large as the budget allows, when the free blocks cover all its known tokens on top of
+ *       the rest of the running prompts, plus the configured headroom (skipped while nothing runs); FIFO, so a
+ *       large request is never overtaken. Reserving whole prompts avoids admitting work that preempts itself;
+ *       only the unknown output lengths are left to preemption.</li>
  * </ol>
  *
  * <p><b>No deadlock.</b> {@link #submit} rejects a request whose prompt and output could not fit in the whole
@@ -67,7 +69,7 @@ public final class Scheduler {
         if (byId.containsKey(r.id())) {
             throw new KvCacheException(Reason.BAD_ARGUMENT, "[Scheduler] request " + r.id() + " is already queued or running");
         }
-        long blocks = (r.maxCachedTokens() + tpb - 1) / tpb;
+        long blocks = blocksFor(r.maxCachedTokens());
         if (blocks > cache.config().numBlocks()) {
             throw new KvCacheException(Reason.REQUEST_TOO_LARGE, String.format(Locale.ROOT,
                     "[Scheduler] request %d needs up to %d blocks (prompt %d + %d new tokens at %d per block) but the"
@@ -226,23 +228,36 @@ public final class Scheduler {
 
     // ---------------------------------------------------------------- internals
 
+    /**
+     * Starts waiting requests, front first, while the budget and sequence limit allow and the free blocks
+     * cover the request's known tokens on top of what running prompts still need, plus the headroom. With
+     * nothing running the front request always starts (it fits alone).
+     */
     private void admit(int budget, int slots, List<ScheduledBatch.Entry> out) {
+        long committed = 0; // blocks running sequences will take to finish their known tokens
+        for (State s : running) {
+            committed += blocksFor(s.size) - s.seq.blockCount();
+        }
         while (!waiting.isEmpty() && slots > 0 && budget > 0) {
             State s = waiting.peekFirst();
-            int headroom = running.isEmpty() ? 0 : config.headroomBlocks();
-            long byBlocks = (long) (cache.freeBlocks() - headroom) * tpb;
-            int chunk = (int) Math.min(Math.min(s.pendingTokens(), budget), byBlocks);
-            if (chunk <= 0) {
+            long need = blocksFor(s.size);
+            if (!running.isEmpty() && cache.freeBlocks() - committed - need < config.headroomBlocks()) {
                 return;
             }
+            int chunk = (int) Math.min(Math.min(s.pendingTokens(), budget), (long) cache.freeBlocks() * tpb);
             waiting.pollFirst();
             s.seq = cache.newSequence(s.request.id());
             running.add(s);
             admissions++;
             out.add(grow(s, chunk));
+            committed += need - s.seq.blockCount();
             budget -= chunk;
             slots--;
         }
+    }
+
+    private long blocksFor(long tokens) {
+        return (tokens + tpb - 1) / tpb;
     }
 
     private ScheduledBatch.Entry grow(State s, int n) {
