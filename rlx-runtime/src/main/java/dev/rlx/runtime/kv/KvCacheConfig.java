@@ -64,7 +64,7 @@ public record KvCacheConfig(int layers, int kvHeads, int headDim, int tokensPerB
         positive("tokensPerBlock", tokensPerBlock);
         positive("numBlocks", numBlocks);
         Objects.requireNonNull(layerStorage, "layerStorage");
-        layerStorage = Collections.unmodifiableList(List.copyOf(layerStorage));
+        layerStorage = List.copyOf(layerStorage);
         if (layerStorage.size() != layers) {
             throw bad("layerStorage has %d entries but there are %d layers", layerStorage.size(), layers);
         }
@@ -75,17 +75,19 @@ public record KvCacheConfig(int layers, int kvHeads, int headDim, int tokensPerB
                         s.blockElems(), headDim);
             }
         }
-        long total = 0;
-        for (KvStorage s : layerStorage) {
-            long perBlock = 2L * kvHeads * tokensPerBlock * s.bytesFor(headDim);
-            if (perBlock > Long.MAX_VALUE / numBlocks / layers) {
-                throw bad("%d blocks of %d bytes per layer overflow a 64-bit size", numBlocks, perBlock);
-            }
-            total += perBlock;
+        if ((long) kvHeads * headDim * Math.max(2, tokensPerBlock) > Integer.MAX_VALUE / 2) {
+            throw bad("kvHeads %d x headDim %d x tokensPerBlock %d values do not fit in Java arrays", kvHeads,
+                    headDim, tokensPerBlock);
         }
-        if (2L * kvHeads * headDim > Integer.MAX_VALUE || (long) kvHeads * tokensPerBlock * headDim > Integer.MAX_VALUE
-                || total <= 0) {
-            throw bad("kvHeads %d x headDim %d x tokensPerBlock %d is too large", kvHeads, headDim, tokensPerBlock);
+        try { // every pool size must fit in a long
+            long total = 0;
+            for (KvStorage s : layerStorage) {
+                long perBlock = Math.multiplyExact(2L * kvHeads * tokensPerBlock, s.bytesFor(headDim));
+                total = Math.addExact(total, Math.multiplyExact(perBlock, (long) numBlocks));
+            }
+        } catch (ArithmeticException e) {
+            throw bad("%d blocks of %d tokens x %d kv heads x %d values over %d layers overflow a 64-bit size",
+                    numBlocks, tokensPerBlock, kvHeads, headDim, layers);
         }
     }
 

@@ -76,9 +76,20 @@ public final class PagedKvCache implements AutoCloseable {
      * @throws KvCacheException ({@code BAD_SEQUENCE}) when a live sequence already has this id
      */
     public KvSequence newSequence(long id) {
+        return newSequence(id, 4 * tpb);
+    }
+
+    /**
+     * Starts an empty sequence whose block table has room for {@code expectedTokens}, so appends up to that
+     * length never touch the heap (beyond it the table doubles).
+     *
+     * @throws KvCacheException ({@code BAD_SEQUENCE}) when a live sequence already has this id
+     */
+    public KvSequence newSequence(long id, int expectedTokens) {
         requireOpen();
+        requireCount(expectedTokens);
         requireUnusedId(id);
-        KvSequence s = new KvSequence(id, this, new int[4], 0, 0);
+        KvSequence s = new KvSequence(id, this, new int[Math.max(1, (expectedTokens + tpb - 1) / tpb)], 0, 0);
         live.put(id, s);
         return s;
     }
