@@ -66,8 +66,8 @@ class PagedAttentionParityTest {
                 double[] want = Runner.run(g, Map.of("q", qi, "k", k, "v", v)).get(0);
                 for (int j = 0; j < want.length; j++) {
                     double got = out[token * heads * d + j];
-                    assertTrue(Math.abs(got - want[j]) <= ATOL, storage + " sequence " + i + " element " + j + ": paged "
-                            + got + " vs cpu " + want[j]);
+                    assertTrue(Math.abs(got - want[j]) <= ATOL,
+                            storage + " sequence " + i + " element " + j + ": paged " + got + " vs cpu " + want[j]);
                 }
                 token += qlens[i];
             }

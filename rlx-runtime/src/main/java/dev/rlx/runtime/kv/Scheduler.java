@@ -67,7 +67,8 @@ public final class Scheduler {
      */
     public void submit(Request r) {
         if (byId.containsKey(r.id())) {
-            throw new KvCacheException(Reason.BAD_ARGUMENT, "[Scheduler] request " + r.id() + " is already queued or running");
+            throw new KvCacheException(Reason.BAD_ARGUMENT,
+                    "[Scheduler] request " + r.id() + " is already queued or running");
         }
         long blocks = blocksFor(r.maxCachedTokens());
         if (blocks > cache.config().numBlocks()) {

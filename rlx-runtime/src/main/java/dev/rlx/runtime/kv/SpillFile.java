@@ -69,7 +69,8 @@ final class SpillFile implements AutoCloseable {
             ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.CREATE);
             FileLock lock = lock(ch, path);
             if (ch.size() > 0 && !startsWithMagic(ch)) {
-                throw error(Reason.SPILL_FOREIGN, path, "exists and is not an RLX KV spill file; refusing to overwrite it");
+                throw error(Reason.SPILL_FOREIGN, path,
+                        "exists and is not an RLX KV spill file; refusing to overwrite it");
             }
             ch.truncate(0);
             ch.write(expected.rewind(), 0);

@@ -77,7 +77,8 @@ class BlockAllocatorTest {
     @Test
     void retain_freeBlock_throwsBadState() {
         BlockAllocator a = new BlockAllocator(3);
-        assertEquals(KvCacheException.Reason.BAD_STATE, assertThrows(KvCacheException.class, () -> a.retain(1)).reason());
+        KvCacheException e = assertThrows(KvCacheException.class, () -> a.retain(1));
+        assertEquals(KvCacheException.Reason.BAD_STATE, e.reason());
     }
 
     @Test

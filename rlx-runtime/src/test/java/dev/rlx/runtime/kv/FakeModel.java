@@ -32,7 +32,7 @@ final class FakeModel {
     Request request(long id, int promptTokens, int outputTokens, int maxNewTokens) {
         int[] prompt = new int[promptTokens];
         for (int i = 0; i < promptTokens; i++) {
-            prompt[i] = 1 + (int) Math.floorMod(id * 31 + i * 7, 997);
+            prompt[i] = 1 + Math.floorMod(id * 31 + i * 7, 997);
         }
         outputLength.put(id, outputTokens);
         promptLength.put(id, promptTokens);
@@ -42,7 +42,7 @@ final class FakeModel {
     /** The token the model produces after position {@code pos} of request {@code id}. */
     int next(long id, int pos) {
         int generatedIndex = pos + 1 - promptLength.get(id); // 0 for the first generated token
-        return generatedIndex + 1 >= outputLength.get(id) ? EOS : 1 + (int) Math.floorMod(id * 131 + pos * 17, 997);
+        return generatedIndex + 1 >= outputLength.get(id) ? EOS : 1 + Math.floorMod(id * 131 + pos * 17, 997);
     }
 
     /** Writes the batch's K/V, checks history if asked, and returns the sampled tokens. */

@@ -129,7 +129,8 @@ class KvCacheReportTest {
         double scale = 1 / Math.sqrt(d);
         double[] ref = new double[q.length];
         for (int i = 0; i < lens.length; i++) {
-            double[] o = AttentionReference.attend(q, i * heads * d, ks[i], vs[i], 1, lens[i], heads, kvHeads, d, scale);
+            double[] o = AttentionReference.attend(q, i * heads * d, ks[i], vs[i], 1, lens[i], heads, kvHeads, d,
+                    scale);
             System.arraycopy(o, 0, ref, i * heads * d, o.length);
         }
         System.out.println("Decode attention vs exact f32 K/V (N(0,1) data, 32 heads / 8 kv heads x 128, "

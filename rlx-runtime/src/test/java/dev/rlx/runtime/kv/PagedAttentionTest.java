@@ -26,7 +26,13 @@ class PagedAttentionTest {
     private static final double RTOL = 1e-4;
 
     /** A cache with {@code lens.length} sequences filled with random K/V, and queries for each. */
-    private record Setup(PagedKvCache cache, KvSequence[] seqs, int[] qlens, float[] q, int heads) {}
+    private record Setup(PagedKvCache cache, KvSequence[] seqs, int[] qlens, float[] q, int heads)
+            implements AutoCloseable {
+        @Override
+        public void close() {
+            cache.close();
+        }
+    }
 
     private static Setup setup(KvStorage storage, int heads, int kvHeads, int headDim, int tpb, int[] lens,
                                int[] qlens, long seed) {
@@ -96,8 +102,7 @@ class PagedAttentionTest {
     @Test
     void forward_decodeBatchOfDifferentLengths_matchesContiguous() {
         int[] lens = {1, 7, 16, 17, 33, 100};
-        Setup s = setup(KvStorage.F32, 8, 2, 64, 16, lens, new int[] {1, 1, 1, 1, 1, 1}, 1);
-        try (PagedKvCache c = s.cache()) {
+        try (Setup s = setup(KvStorage.F32, 8, 2, 64, 16, lens, new int[] {1, 1, 1, 1, 1, 1}, 1)) {
             check(s, run(s, 1));
         }
     }
@@ -107,8 +112,7 @@ class PagedAttentionTest {
         // Sequence 0 decodes; 1 prefills its whole prompt of 40; 2 has 20 cached tokens and a chunk of 13 new
         // ones (query j sees keys 0 .. 20 + j); 3 is a chunk of 70 (more than one query tile).
         int[] lens = {50, 40, 33, 90};
-        Setup s = setup(KvStorage.F32, 4, 2, 32, 8, lens, new int[] {1, 40, 13, 70}, 2);
-        try (PagedKvCache c = s.cache()) {
+        try (Setup s = setup(KvStorage.F32, 4, 2, 32, 8, lens, new int[] {1, 40, 13, 70}, 2)) {
             check(s, run(s, 1));
         }
     }
@@ -117,8 +121,7 @@ class PagedAttentionTest {
     @CsvSource({"4, 4", "8, 2", "8, 1", "64, 2"})
     void forward_groupedQueryHeads_mapHeadToKvHeadByGroup(int heads, int kvHeads) {
         // 64 / 2 = 32 heads per group: the tile holds a single query position.
-        Setup s = setup(KvStorage.F32, heads, kvHeads, 32, 4, new int[] {11, 30}, new int[] {1, 5}, 3);
-        try (PagedKvCache c = s.cache()) {
+        try (Setup s = setup(KvStorage.F32, heads, kvHeads, 32, 4, new int[] {11, 30}, new int[] {1, 5}, 3)) {
             check(s, run(s, 1));
         }
     }
@@ -126,8 +129,7 @@ class PagedAttentionTest {
     @ParameterizedTest
     @EnumSource(KvStorage.class)
     void forward_quantizedStorage_matchesContiguousOverDecodedValues(KvStorage storage) {
-        Setup s = setup(storage, 8, 2, 64, 16, new int[] {5, 77, 130}, new int[] {1, 9, 1}, 4);
-        try (PagedKvCache c = s.cache()) {
+        try (Setup s = setup(storage, 8, 2, 64, 16, new int[] {5, 77, 130}, new int[] {1, 9, 1}, 4)) {
             check(s, run(s, 1));
         }
     }
@@ -136,8 +138,8 @@ class PagedAttentionTest {
     void forward_threads_matchOneThread() {
         // Each work unit is computed by one thread in a fixed order, but not bit-identically across runs:
         // reduceLanes' summation order differs between interpreted and compiled code. 1e-6 is f32 rounding.
-        Setup s = setup(KvStorage.Q4_0, 8, 2, 64, 16, new int[] {300, 17, 64, 5}, new int[] {1, 17, 32, 1}, 5);
-        try (PagedKvCache c = s.cache()) {
+        int[] lens = {300, 17, 64, 5};
+        try (Setup s = setup(KvStorage.Q4_0, 8, 2, 64, 16, lens, new int[] {1, 17, 32, 1}, 5)) {
             float[] one = run(s, 1);
             assertArrayEquals(one, run(s, 3), 1e-6f);
             check(s, run(s, 3));
@@ -168,8 +170,8 @@ class PagedAttentionTest {
 
     @Test
     void forward_badQueries_throwTypedErrors() {
-        Setup s = setup(KvStorage.F32, 4, 2, 32, 4, new int[] {3}, new int[] {1}, 7);
-        try (PagedKvCache c = s.cache()) {
+        try (Setup s = setup(KvStorage.F32, 4, 2, 32, 4, new int[] {3}, new int[] {1}, 7)) {
+            PagedKvCache c = s.cache();
             PagedAttention a = new PagedAttention(c, 4, 0.1f, 1);
             float[] out = new float[4 * 32 * 4];
             KvSequence[] seqs = s.seqs();

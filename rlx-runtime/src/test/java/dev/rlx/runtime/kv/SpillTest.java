@@ -208,6 +208,7 @@ class SpillTest {
     void open_fileInUseByAnotherCache_throwsSpillIo() {
         KvCacheConfig cfg = config(0);
         try (PagedKvCache c = new PagedKvCache(cfg)) {
+            c.newSequence(1);
             KvCacheException e = assertThrows(KvCacheException.class, () -> new PagedKvCache(cfg));
             assertEquals(KvCacheException.Reason.SPILL_IO, e.reason());
             assertTrue(e.getMessage().contains("locked"), e.getMessage());
