@@ -11,7 +11,11 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * The f32 vector loops of the binary ops, one method per op (see {@link UnaryF32Loops} for why), each with
  * a loop per operand layout: both contiguous, or one a broadcast scalar. Returns how many elements were
- * done; the caller finishes the tail and any other layout.
+ * done; the caller finishes the tail and any other layout. Vectors never cross a call
+ * that is not a Vector API method (no load helper): once a caller outgrows C2's inlining budget, which
+ * depends on which layouts other code has already exercised, a vector returned by a plain call is boxed
+ * on every iteration. A broadcast scalar is splatted inside its loop (the JIT hoists it); splatted by hand
+ * above the loop it was boxed too.
  */
 final class BinaryF32Loops {
     private BinaryF32Loops() {}
@@ -19,10 +23,6 @@ final class BinaryF32Loops {
     private static final VectorSpecies<Float> F = VectorMath.F;
     private static final int W = F.length();
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-
-    private static FloatVector load(MemorySegment x, long i) {
-        return FloatVector.fromMemorySegment(F, x, i * 4, LE);
-    }
 
     /** Whether {@link #run} has a vector loop for {@code k}. */
     static boolean has(BinaryKind k) {
@@ -59,110 +59,152 @@ final class BinaryF32Loops {
     private static final int SV = 1;
     private static final int VS = 2;
 
-    private static void add(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment y, long yo, int n, int layout) {
+    private static void add(MemorySegment a, long ao, MemorySegment b, long bo,
+            MemorySegment y, long yo, int n, int layout) {
         if (layout == VV) {
             for (int j = 0; j < n; j += W) {
-                load(a, ao + j).add(load(b, bo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector va = FloatVector.fromMemorySegment(F, a, (ao + j) * 4, LE);
+                FloatVector vb = FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE);
+                va.add(vb).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         } else if (layout == SV) {
-            FloatVector s = FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT, ao));
+            float sa = a.getAtIndex(JAVA_FLOAT, ao);
             for (int j = 0; j < n; j += W) {
-                s.add(load(b, bo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector s = FloatVector.broadcast(F, sa);
+                FloatVector vb = FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE);
+                s.add(vb).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         } else {
-            FloatVector s = FloatVector.broadcast(F, b.getAtIndex(JAVA_FLOAT, bo));
+            float sb = b.getAtIndex(JAVA_FLOAT, bo);
             for (int j = 0; j < n; j += W) {
-                load(a, ao + j).add(s).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector s = FloatVector.broadcast(F, sb);
+                FloatVector va = FloatVector.fromMemorySegment(F, a, (ao + j) * 4, LE);
+                va.add(s).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         }
     }
 
-    private static void sub(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment y, long yo, int n, int layout) {
+    private static void sub(MemorySegment a, long ao, MemorySegment b, long bo,
+            MemorySegment y, long yo, int n, int layout) {
         if (layout == VV) {
             for (int j = 0; j < n; j += W) {
-                load(a, ao + j).sub(load(b, bo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector va = FloatVector.fromMemorySegment(F, a, (ao + j) * 4, LE);
+                FloatVector vb = FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE);
+                va.sub(vb).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         } else if (layout == SV) {
-            FloatVector s = FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT, ao));
+            float sa = a.getAtIndex(JAVA_FLOAT, ao);
             for (int j = 0; j < n; j += W) {
-                s.sub(load(b, bo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector s = FloatVector.broadcast(F, sa);
+                FloatVector vb = FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE);
+                s.sub(vb).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         } else {
-            FloatVector s = FloatVector.broadcast(F, b.getAtIndex(JAVA_FLOAT, bo));
+            float sb = b.getAtIndex(JAVA_FLOAT, bo);
             for (int j = 0; j < n; j += W) {
-                load(a, ao + j).sub(s).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector s = FloatVector.broadcast(F, sb);
+                FloatVector va = FloatVector.fromMemorySegment(F, a, (ao + j) * 4, LE);
+                va.sub(s).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         }
     }
 
-    private static void mul(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment y, long yo, int n, int layout) {
+    private static void mul(MemorySegment a, long ao, MemorySegment b, long bo,
+            MemorySegment y, long yo, int n, int layout) {
         if (layout == VV) {
             for (int j = 0; j < n; j += W) {
-                load(a, ao + j).mul(load(b, bo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector va = FloatVector.fromMemorySegment(F, a, (ao + j) * 4, LE);
+                FloatVector vb = FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE);
+                va.mul(vb).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         } else if (layout == SV) {
-            FloatVector s = FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT, ao));
+            float sa = a.getAtIndex(JAVA_FLOAT, ao);
             for (int j = 0; j < n; j += W) {
-                s.mul(load(b, bo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector s = FloatVector.broadcast(F, sa);
+                FloatVector vb = FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE);
+                s.mul(vb).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         } else {
-            FloatVector s = FloatVector.broadcast(F, b.getAtIndex(JAVA_FLOAT, bo));
+            float sb = b.getAtIndex(JAVA_FLOAT, bo);
             for (int j = 0; j < n; j += W) {
-                load(a, ao + j).mul(s).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector s = FloatVector.broadcast(F, sb);
+                FloatVector va = FloatVector.fromMemorySegment(F, a, (ao + j) * 4, LE);
+                va.mul(s).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         }
     }
 
-    private static void div(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment y, long yo, int n, int layout) {
+    private static void div(MemorySegment a, long ao, MemorySegment b, long bo,
+            MemorySegment y, long yo, int n, int layout) {
         if (layout == VV) {
             for (int j = 0; j < n; j += W) {
-                load(a, ao + j).div(load(b, bo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector va = FloatVector.fromMemorySegment(F, a, (ao + j) * 4, LE);
+                FloatVector vb = FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE);
+                va.div(vb).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         } else if (layout == SV) {
-            FloatVector s = FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT, ao));
+            float sa = a.getAtIndex(JAVA_FLOAT, ao);
             for (int j = 0; j < n; j += W) {
-                s.div(load(b, bo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector s = FloatVector.broadcast(F, sa);
+                FloatVector vb = FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE);
+                s.div(vb).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         } else {
-            FloatVector s = FloatVector.broadcast(F, b.getAtIndex(JAVA_FLOAT, bo));
+            float sb = b.getAtIndex(JAVA_FLOAT, bo);
             for (int j = 0; j < n; j += W) {
-                load(a, ao + j).div(s).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector s = FloatVector.broadcast(F, sb);
+                FloatVector va = FloatVector.fromMemorySegment(F, a, (ao + j) * 4, LE);
+                va.div(s).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         }
     }
 
-    private static void max(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment y, long yo, int n, int layout) {
+    private static void max(MemorySegment a, long ao, MemorySegment b, long bo,
+            MemorySegment y, long yo, int n, int layout) {
         if (layout == VV) {
             for (int j = 0; j < n; j += W) {
-                load(a, ao + j).max(load(b, bo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector va = FloatVector.fromMemorySegment(F, a, (ao + j) * 4, LE);
+                FloatVector vb = FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE);
+                va.max(vb).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         } else if (layout == SV) {
-            FloatVector s = FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT, ao));
+            float sa = a.getAtIndex(JAVA_FLOAT, ao);
             for (int j = 0; j < n; j += W) {
-                s.max(load(b, bo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector s = FloatVector.broadcast(F, sa);
+                FloatVector vb = FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE);
+                s.max(vb).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         } else {
-            FloatVector s = FloatVector.broadcast(F, b.getAtIndex(JAVA_FLOAT, bo));
+            float sb = b.getAtIndex(JAVA_FLOAT, bo);
             for (int j = 0; j < n; j += W) {
-                load(a, ao + j).max(s).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector s = FloatVector.broadcast(F, sb);
+                FloatVector va = FloatVector.fromMemorySegment(F, a, (ao + j) * 4, LE);
+                va.max(s).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         }
     }
 
-    private static void min(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment y, long yo, int n, int layout) {
+    private static void min(MemorySegment a, long ao, MemorySegment b, long bo,
+            MemorySegment y, long yo, int n, int layout) {
         if (layout == VV) {
             for (int j = 0; j < n; j += W) {
-                load(a, ao + j).min(load(b, bo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector va = FloatVector.fromMemorySegment(F, a, (ao + j) * 4, LE);
+                FloatVector vb = FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE);
+                va.min(vb).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         } else if (layout == SV) {
-            FloatVector s = FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT, ao));
+            float sa = a.getAtIndex(JAVA_FLOAT, ao);
             for (int j = 0; j < n; j += W) {
-                s.min(load(b, bo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector s = FloatVector.broadcast(F, sa);
+                FloatVector vb = FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE);
+                s.min(vb).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         } else {
-            FloatVector s = FloatVector.broadcast(F, b.getAtIndex(JAVA_FLOAT, bo));
+            float sb = b.getAtIndex(JAVA_FLOAT, bo);
             for (int j = 0; j < n; j += W) {
-                load(a, ao + j).min(s).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector s = FloatVector.broadcast(F, sb);
+                FloatVector va = FloatVector.fromMemorySegment(F, a, (ao + j) * 4, LE);
+                va.min(s).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         }
     }

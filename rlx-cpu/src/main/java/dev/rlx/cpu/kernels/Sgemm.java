@@ -235,9 +235,9 @@ final class Sgemm {
 
     /** {@code y[yo + j] = s * x[xo + j]} for j in [0, n); the first {@code vn} by whole vectors. */
     private static void scale(float s, MemorySegment x, long xo, MemorySegment y, long yo, int vn, int n) {
-        FloatVector sv = FloatVector.broadcast(F, s);
         int j = 0;
         for (; j < vn; j += W) {
+            FloatVector sv = FloatVector.broadcast(F, s); // splatted per iteration (hoisted): see BinaryF32Loops
             FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).mul(sv).intoMemorySegment(y, (yo + j) * 4, LE);
         }
         for (; j < n; j++) {
@@ -247,9 +247,9 @@ final class Sgemm {
 
     /** {@code y[yo + j] += s * x[xo + j]} for j in [0, n); the first {@code vn} elements by whole vectors. */
     private static void axpy(float s, MemorySegment x, long xo, MemorySegment y, long yo, int vn, int n) {
-        FloatVector sv = FloatVector.broadcast(F, s);
         int j = 0;
         for (; j < vn; j += W) {
+            FloatVector sv = FloatVector.broadcast(F, s);
             long xb = (xo + j) * 4;
             long yb = (yo + j) * 4;
             FloatVector.fromMemorySegment(F, x, xb, LE).fma(sv, FloatVector.fromMemorySegment(F, y, yb, LE))

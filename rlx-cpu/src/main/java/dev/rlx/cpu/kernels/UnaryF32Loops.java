@@ -20,10 +20,6 @@ final class UnaryF32Loops {
     private static final int W = F.length();
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 
-    private static FloatVector load(MemorySegment x, long i) {
-        return FloatVector.fromMemorySegment(F, x, i * 4, LE);
-    }
-
     /**
      * Applies {@code k} to {@code x[xo..]} into {@code y[yo..]} for the whole vectors in {@code len}; returns
      * how many elements were done (the caller finishes the tail), 0 for kinds with no vector form.
@@ -57,115 +53,134 @@ final class UnaryF32Loops {
 
     private static void relu(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            load(x, xo + j).max(0f).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            v.max(0f).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void gelu(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            VectorMath.gelu(load(x, xo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            VectorMath.gelu(v).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void geluTanh(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            VectorMath.geluTanh(load(x, xo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            VectorMath.geluTanh(v).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void silu(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            VectorMath.silu(load(x, xo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            VectorMath.silu(v).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void sigmoid(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            VectorMath.sigmoid(load(x, xo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            VectorMath.sigmoid(v).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void tanh(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            load(x, xo + j).lanewise(VectorOperators.TANH).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            v.lanewise(VectorOperators.TANH).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void exp(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            load(x, xo + j).lanewise(VectorOperators.EXP).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            v.lanewise(VectorOperators.EXP).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void log(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            load(x, xo + j).lanewise(VectorOperators.LOG).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            v.lanewise(VectorOperators.LOG).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void sqrt(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            load(x, xo + j).sqrt().intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            v.sqrt().intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void rsqrt(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            FloatVector.broadcast(F, 1f).div(load(x, xo + j).sqrt()).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            FloatVector.broadcast(F, 1f).div(v.sqrt()).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void reciprocal(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            FloatVector.broadcast(F, 1f).div(load(x, xo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            FloatVector.broadcast(F, 1f).div(v).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void neg(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            load(x, xo + j).neg().intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            v.neg().intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void abs(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            load(x, xo + j).abs().intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            v.abs().intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void sign(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            VectorMath.sign(load(x, xo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            VectorMath.sign(v).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void sin(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            load(x, xo + j).lanewise(VectorOperators.SIN).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            v.lanewise(VectorOperators.SIN).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void cos(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            load(x, xo + j).lanewise(VectorOperators.COS).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            v.lanewise(VectorOperators.COS).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void tan(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            load(x, xo + j).lanewise(VectorOperators.TAN).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            v.lanewise(VectorOperators.TAN).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void atan(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            load(x, xo + j).lanewise(VectorOperators.ATAN).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            v.lanewise(VectorOperators.ATAN).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void erf(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
-            VectorMath.erf(load(x, xo + j)).intoMemorySegment(y, (yo + j) * 4, LE);
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            VectorMath.erf(v).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 }
