@@ -18,6 +18,7 @@ public enum OpKind {
     GATHER, SCATTER_ADD,
     ATTENTION, ROPE,
     CONV, CONV_TRANSPOSE, POOL,
+    FFT,
     IF, WHILE, SCAN,
     CUSTOM;
 

@@ -73,6 +73,7 @@ final class SampleGraphs {
                 Op.Conv.of(2).withStrides(2, 1).withPads(1, 0, 1, 2).withGroups(2));
         Value ct = g.convTranspose(conv, g.param("kt", f32(4, 1, 2, 2)), null,
                 Op.ConvTranspose.of(2).withStrides(2, 2).withOutputPadding(1, 0));
+        Value spectrum = g.fft(x, FftKind.R2C, -1, FftNorm.ORTHO, 4);
         Value pool = g.pool(ct, Op.Pool.of(Op.Pool.Kind.AVG, 2, 2).withPads(1, 1).withCeilMode(true)
                 .withCountIncludePad(false));
 
@@ -98,7 +99,7 @@ final class SampleGraphs {
         List<Value> custom = g.custom("fancy", everyAttrType(), List.of(f32(3), Shape.of(DType.C64, 1)), x, sc);
 
         g.setOutputs(cast, red, am, sm, lsm, cs, tk.get(0), tk.get(1), ln, rn, gn, rs, tr, sl, cat, ex, ga, sa, att,
-                rope, pool, iff, loop.get(0), loop.get(1), scanned, custom.get(0), custom.get(1));
+                rope, pool, spectrum, iff, loop.get(0), loop.get(1), scanned, custom.get(0), custom.get(1));
         return g;
     }
 }
