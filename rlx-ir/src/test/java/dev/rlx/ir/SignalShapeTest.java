@@ -123,6 +123,15 @@ class SignalShapeTest {
     }
 
     @Test
+    void stft_readmeExample_shapes() {
+        Graph g = new Graph("readme");
+        Value x = g.input("x", Shape.of(DType.F32, 4, 16000));
+        Value spec = Signal.stft(g, x, Signal.hannWindow(g, DType.F32, 512), 512, 128, true);
+        assertEquals(f32(4, 126, 257, 2), spec.shape());
+        assertEquals(f32(4, 126, 257), Signal.abs2(g, spec).shape());
+    }
+
+    @Test
     void stft_badArguments_rejected() {
         Graph g = new Graph("f");
         Value x = in(g, f32(10));
