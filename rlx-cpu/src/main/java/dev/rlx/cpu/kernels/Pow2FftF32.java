@@ -32,15 +32,16 @@ final class Pow2FftF32 {
     static final int W = F.length();
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 
-    // Lane index tables for two-vector selectFrom: de-interleave (re, im) pairs and interleave them back.
-    private static final FloatVector EVEN = lanes(0);
-    private static final FloatVector ODD = lanes(1);
-    private static final FloatVector ZIP_LO = zip(0);
-    private static final FloatVector ZIP_HI = zip(W / 2);
+    /**
+     * Floats of padding after each row of b: with rows a power of two apart, the W rows step 2 gathers from (and
+     * the rows step 1 writes) would all fall in the same cache sets; one cache line more per row spreads them.
+     */
+    private static final int ROW_PAD = 16;
 
     private final int n;
     private final int n1;
     private final int n2;
+    private final int rowStride;   // floats between rows of b: N2 + ROW_PAD
     private final float[] t1r;   // W_{N1}^j, j < N1: step 1 butterflies
     private final float[] t1i;
     private final float[] t2r;   // W_{N2}^j, j < N2: step 2 butterflies
@@ -64,6 +65,7 @@ final class Pow2FftF32 {
         this.n = n;
         this.n1 = 1 << ((log + 1) / 2);
         this.n2 = n / n1;
+        this.rowStride = n2 + ROW_PAD;
         t1r = new float[n1];
         t1i = new float[n1];
         Twiddles.fill(n1, 1, n1, t1r, t1i);
@@ -83,7 +85,7 @@ final class Pow2FftF32 {
         Twiddles.fill(n / W, W, n, grpr, grpi);
         rowGather = new int[W];
         for (int l = 0; l < W; l++) {
-            rowGather[l] = l * n2;
+            rowGather[l] = l * rowStride;
         }
     }
 
@@ -91,7 +93,7 @@ final class Pow2FftF32 {
         return n;
     }
 
-    /** Per-thread workspace: the N-point buffer b and two ping-pong work arrays. */
+    /** Per-thread workspace: the N1 x N2 buffer b (rows padded) and two ping-pong work arrays. */
     static final class Work {
         final float[] br;
         final float[] bi;
@@ -100,9 +102,9 @@ final class Pow2FftF32 {
         final float[] cr;
         final float[] ci;
 
-        private Work(int n, int workLength) {
-            br = new float[n];
-            bi = new float[n];
+        private Work(int bLength, int workLength) {
+            br = new float[bLength];
+            bi = new float[bLength];
             ar = new float[workLength];
             ai = new float[workLength];
             cr = new float[workLength];
@@ -111,7 +113,7 @@ final class Pow2FftF32 {
     }
 
     Work newWork() {
-        return new Work(n, Math.max(n1, n2) * W);
+        return new Work(n1 * rowStride, Math.max(n1, n2) * W);
     }
 
     /**
@@ -140,8 +142,8 @@ final class Pow2FftF32 {
 
     /** Columns {@code gW .. gW+W-1} of the input into work elements {@code 0..N1-1}, split into re and im. */
     private void loadColumns(MemorySegment in, long inOff, int g, boolean swap, float[] ar, float[] ai) {
-        FloatVector reLanes = swap ? ODD : EVEN;
-        FloatVector imLanes = swap ? EVEN : ODD;
+        FloatVector reLanes = swap ? ComplexLanes.IM : ComplexLanes.RE;
+        FloatVector imLanes = swap ? ComplexLanes.RE : ComplexLanes.IM;
         long rowBytes = 8L * n2;
         long at = inOff + 8L * g * W;
         for (int e = 0; e < n1; e++, at += rowBytes) {
@@ -163,7 +165,7 @@ final class Pow2FftF32 {
             FloatVector wi = cr.mul(si).add(ci.mul(sr));
             FloatVector ar = FloatVector.fromArray(F, yr, k1 * W);
             FloatVector ai = FloatVector.fromArray(F, yi, k1 * W);
-            int to = k1 * n2 + g * W;
+            int to = k1 * rowStride + g * W;
             ar.mul(wr).sub(ai.mul(wi)).intoArray(br, to);
             ar.mul(wi).add(ai.mul(wr)).intoArray(bi, to);
         }
@@ -171,7 +173,7 @@ final class Pow2FftF32 {
 
     /** Rows {@code hW .. hW+W-1} of b into work elements {@code 0..N2-1}. */
     private void gatherRows(float[] br, float[] bi, int h, float[] ar, float[] ai) {
-        int base = h * W * n2;
+        int base = h * W * rowStride;
         for (int e = 0; e < n2; e++) {
             FloatVector.fromArray(F, br, base + e, rowGather, 0).intoArray(ar, e * W);
             FloatVector.fromArray(F, bi, base + e, rowGather, 0).intoArray(ai, e * W);
@@ -187,8 +189,8 @@ final class Pow2FftF32 {
             FloatVector im = FloatVector.fromArray(F, yi, k2 * W).mul(scale);
             FloatVector first = swap ? im : re;
             FloatVector second = swap ? re : im;
-            ZIP_LO.selectFrom(first, second).intoMemorySegment(out, at, LE);
-            ZIP_HI.selectFrom(first, second).intoMemorySegment(out, at + 4L * W, LE);
+            ComplexLanes.ZIP_LO.selectFrom(first, second).intoMemorySegment(out, at, LE);
+            ComplexLanes.ZIP_HI.selectFrom(first, second).intoMemorySegment(out, at + 4L * W, LE);
         }
     }
 
@@ -245,12 +247,12 @@ final class Pow2FftF32 {
         int quarter = m * sv;   // floats between the four inputs
         for (int p = 0; p < m; p++) {
             int t = p * s;
-            float w1r = twr[t];
-            float w1i = twi[t];
-            float w2r = twr[2 * t];
-            float w2i = twi[2 * t];
-            float w3r = twr[3 * t];
-            float w3i = twi[3 * t];
+            FloatVector w1r = FloatVector.broadcast(F, twr[t]);
+            FloatVector w1i = FloatVector.broadcast(F, twi[t]);
+            FloatVector w2r = FloatVector.broadcast(F, twr[2 * t]);
+            FloatVector w2i = FloatVector.broadcast(F, twi[2 * t]);
+            FloatVector w3r = FloatVector.broadcast(F, twr[3 * t]);
+            FloatVector w3i = FloatVector.broadcast(F, twi[3 * t]);
             int src = p * sv;
             int dst = 4 * p * sv;
             for (int j = 0; j < sv; j += W) {
@@ -281,31 +283,14 @@ final class Pow2FftF32 {
                 int d = dst + j;
                 apcr.add(bpdr).intoArray(yr, d);
                 apci.add(bpdi).intoArray(yi, d);
-                x1r.mul(w1r).sub(x1i.mul(w1i)).intoArray(yr, d + sv);
-                x1r.mul(w1i).add(x1i.mul(w1r)).intoArray(yi, d + sv);
-                x2r.mul(w2r).sub(x2i.mul(w2i)).intoArray(yr, d + 2 * sv);
-                x2r.mul(w2i).add(x2i.mul(w2r)).intoArray(yi, d + 2 * sv);
-                x3r.mul(w3r).sub(x3i.mul(w3i)).intoArray(yr, d + 3 * sv);
-                x3r.mul(w3i).add(x3i.mul(w3r)).intoArray(yi, d + 3 * sv);
+                // (xr + i xi)(wr + i wi) with fused multiply-adds
+                x1r.fma(w1r, x1i.mul(w1i).neg()).intoArray(yr, d + sv);
+                x1r.fma(w1i, x1i.mul(w1r)).intoArray(yi, d + sv);
+                x2r.fma(w2r, x2i.mul(w2i).neg()).intoArray(yr, d + 2 * sv);
+                x2r.fma(w2i, x2i.mul(w2r)).intoArray(yi, d + 2 * sv);
+                x3r.fma(w3r, x3i.mul(w3i).neg()).intoArray(yr, d + 3 * sv);
+                x3r.fma(w3i, x3i.mul(w3r)).intoArray(yi, d + 3 * sv);
             }
         }
-    }
-
-    /** Lanes {@code 2l + parity}: picks the re (0) or im (1) halves out of two vectors of pairs. */
-    private static FloatVector lanes(int parity) {
-        float[] idx = new float[W];
-        for (int l = 0; l < W; l++) {
-            idx[l] = 2 * l + parity;
-        }
-        return FloatVector.fromArray(F, idx, 0);
-    }
-
-    /** Pairs (re[from + l/2], im[from + l/2]) for lane l, from two vectors (re, im). */
-    private static FloatVector zip(int from) {
-        float[] idx = new float[W];
-        for (int l = 0; l < W; l++) {
-            idx[l] = (l % 2 == 0 ? 0 : W) + from + l / 2;
-        }
-        return FloatVector.fromArray(F, idx, 0);
     }
 }
