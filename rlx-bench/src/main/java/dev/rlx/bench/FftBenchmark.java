@@ -42,7 +42,7 @@ import org.visnow.jlargearrays.ConcurrencyUtils;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 5, time = 1) // the vector FFT runs interpreted (slowly) until C2 compiles it
+@Warmup(iterations = 10, time = 1) // Vector API code is ~1000x slower until C2 compiles it (seconds)
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"})
 public class FftBenchmark {
