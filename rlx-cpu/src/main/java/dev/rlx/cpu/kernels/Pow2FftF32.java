@@ -15,13 +15,13 @@ import jdk.incubator.vector.VectorSpecies;
  *   <li>each row {@code k1} of b is transformed over {@code n2}, W adjacent rows at a time, giving
  *       {@code X[k1 + N1 k2]}.
  * </ol>
- * W adjacent columns (rows) are W independent transforms: the vector in lane l of element e holds element e of
- * column (row) l, so every butterfly is plain lane-wise arithmetic with one broadcast twiddle, and loads and
- * stores are whole contiguous vectors (step 2 gathers its rows from b). Within a step the transform is a
+ * W adjacent columns (rows) are W independent transforms: lane l of work element e holds element e of column
+ * (row) l, so every butterfly is plain lane-wise arithmetic with one broadcast twiddle, and loads and stores are
+ * whole contiguous vectors (step 2 gathers its rows from b). Within a step the transform is a
  * radix-4 Stockham autosort (a radix-2 pass when log2 is odd) over split re/im work arrays that fit the cache;
  * N1 and N2 are near {@code sqrt N}, so 2^20 points work in 2^10-point pieces. The input is de-interleaved as
- * step 1 loads it and the output interleaved (and scaled) as step 2 stores it, so each value crosses memory
- * about three times whatever N is.
+ * step 1 loads it and the output interleaved (and scaled) as step 2 stores it, so whatever N is, each value is
+ * read once, written to b and read back once, and written once.
  *
  * <p>The inverse comes from the same code with re and im swapped on the way in and out
  * ({@code swap(DFT(swap x))} is the inverse DFT). A plan is immutable; each thread brings its own {@link Work}.
@@ -50,7 +50,7 @@ final class Pow2FftF32 {
     private final float[] coli;
     private final float[] grpr;  // W_N^{W j}, j < N/W: the column-group factor, W_N^{k1 W g} at j = k1 g
     private final float[] grpi;
-    private final int[] rowGather; // lane l -> offset l * N2: W rows of b
+    private final int[] rowGather; // lane l -> offset l * rowStride: W rows of b
 
     /** Whether {@code n} complex points can take this path. */
     static boolean supports(int n) {
