@@ -247,12 +247,16 @@ final class Pow2FftF32 {
         int quarter = m * sv;   // floats between the four inputs
         for (int p = 0; p < m; p++) {
             int t = p * s;
+            // twiddles, with the imaginary parts also negated so each half of a complex product is a mul and an fma
             FloatVector w1r = FloatVector.broadcast(F, twr[t]);
             FloatVector w1i = FloatVector.broadcast(F, twi[t]);
+            FloatVector w1n = FloatVector.broadcast(F, -twi[t]);
             FloatVector w2r = FloatVector.broadcast(F, twr[2 * t]);
             FloatVector w2i = FloatVector.broadcast(F, twi[2 * t]);
+            FloatVector w2n = FloatVector.broadcast(F, -twi[2 * t]);
             FloatVector w3r = FloatVector.broadcast(F, twr[3 * t]);
             FloatVector w3i = FloatVector.broadcast(F, twi[3 * t]);
+            FloatVector w3n = FloatVector.broadcast(F, -twi[3 * t]);
             int src = p * sv;
             int dst = 4 * p * sv;
             for (int j = 0; j < sv; j += W) {
@@ -283,12 +287,12 @@ final class Pow2FftF32 {
                 int d = dst + j;
                 apcr.add(bpdr).intoArray(yr, d);
                 apci.add(bpdi).intoArray(yi, d);
-                // (xr + i xi)(wr + i wi) with fused multiply-adds
-                x1r.fma(w1r, x1i.mul(w1i).neg()).intoArray(yr, d + sv);
+                // (xr + i xi)(wr + i wi)
+                x1r.fma(w1r, x1i.mul(w1n)).intoArray(yr, d + sv);
                 x1r.fma(w1i, x1i.mul(w1r)).intoArray(yi, d + sv);
-                x2r.fma(w2r, x2i.mul(w2i).neg()).intoArray(yr, d + 2 * sv);
+                x2r.fma(w2r, x2i.mul(w2n)).intoArray(yr, d + 2 * sv);
                 x2r.fma(w2i, x2i.mul(w2r)).intoArray(yi, d + 2 * sv);
-                x3r.fma(w3r, x3i.mul(w3i).neg()).intoArray(yr, d + 3 * sv);
+                x3r.fma(w3r, x3i.mul(w3n)).intoArray(yr, d + 3 * sv);
                 x3r.fma(w3i, x3i.mul(w3r)).intoArray(yi, d + 3 * sv);
             }
         }
