@@ -5,6 +5,7 @@ import dev.rlx.cpu.kernels.ControlFlowKernels;
 import dev.rlx.cpu.kernels.ConvKernels;
 import dev.rlx.cpu.kernels.CustomKernels;
 import dev.rlx.cpu.kernels.ElementwiseKernels;
+import dev.rlx.cpu.kernels.FftKernels;
 import dev.rlx.cpu.kernels.IndexKernels;
 import dev.rlx.cpu.kernels.Kernel;
 import dev.rlx.cpu.kernels.LowerContext;
@@ -53,6 +54,7 @@ final class CpuLowering {
             case Op.Conv c -> ConvKernels.conv(n, ctx);
             case Op.ConvTranspose c -> ConvKernels.convTranspose(n, ctx);
             case Op.Pool p -> ConvKernels.pool(n, ctx);
+            case Op.Fft f -> FftKernels.fft(n, ctx);
             case Op.If i -> ControlFlowKernels.ifElse(n, ctx);
             case Op.While w -> ControlFlowKernels.whileLoop(n, ctx);
             case Op.Scan s -> ControlFlowKernels.scan(n, ctx);

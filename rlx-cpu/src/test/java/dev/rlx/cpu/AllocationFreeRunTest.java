@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.rlx.ir.BinaryKind;
 import dev.rlx.ir.DType;
+import dev.rlx.ir.FftKind;
+import dev.rlx.ir.FftNorm;
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.UnaryKind;
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * After warm-up, {@code setInput + run + output(0).copyTo} allocates nothing, measured with the JVM's
@@ -123,6 +126,43 @@ class AllocationFreeRunTest {
         }
         float[] out = new float[32 * 512];
         assertNoAllocation(g, "x", xs, out, ws, 1_000);
+        assertEquals(false, Arrays.equals(out, new float[out.length]), "the graph produced output");
+    }
+
+    /**
+     * FFT kernels on every path: the vector FFT (contiguous, strided, real split/merge), the double-precision
+     * mixed-radix and Bluestein transforms, f64; split across the worker pool where there are several lines.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"vector", "real_vector", "strided_vector", "scalar_bluestein", "f64"})
+    void fftPaths_runAllocatesNothing(String path) {
+        Graph g = new Graph("fft_" + path);
+        int[] dims = switch (path) {
+            case "vector" -> new int[] {4, 1024, 2};
+            case "real_vector" -> new int[] {4, 2048};
+            case "strided_vector" -> new int[] {512, 3, 2};
+            case "scalar_bluestein" -> new int[] {3, 1000};
+            default -> new int[] {2, 12, 2};
+        };
+        Value x = g.input("x", Shape.of(path.equals("f64") ? DType.F64 : DType.F32, dims));
+        Value y = switch (path) {
+            case "vector" -> g.fft(g.fft(x, FftKind.C2C_FORWARD, 1, FftNorm.BACKWARD, 1024), FftKind.C2C_INVERSE, 0,
+                    FftNorm.ORTHO, 4);
+            case "real_vector" -> g.fft(g.fft(x, FftKind.R2C, 1, FftNorm.BACKWARD, 2048), FftKind.C2R, 1,
+                    FftNorm.BACKWARD, 2048);
+            case "strided_vector" -> g.fft(x, FftKind.C2C_FORWARD, 0, FftNorm.BACKWARD, 512);
+            case "scalar_bluestein" -> g.fft(g.fft(x, FftKind.R2C, 1, FftNorm.BACKWARD, 1000), FftKind.C2C_FORWARD, 1,
+                    FftNorm.BACKWARD, 501); // 501 = 3 * 167: Bluestein
+            default -> g.fft(x, FftKind.C2C_INVERSE, 1, FftNorm.FORWARD, 12);
+        };
+        g.setOutputs(y);
+        Random r = new Random(2);
+        float[] xs = new float[(int) x.shape().elementCount()];
+        for (int i = 0; i < xs.length; i++) {
+            xs[i] = r.nextFloat() - 0.5f;
+        }
+        float[] out = new float[(int) y.shape().elementCount()];
+        assertNoAllocation(g, "x", xs, out, null, 1_000);
         assertEquals(false, Arrays.equals(out, new float[out.length]), "the graph produced output");
     }
 }

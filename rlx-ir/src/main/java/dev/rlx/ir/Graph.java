@@ -597,6 +597,17 @@ public final class Graph {
         return pool(x, Op.Pool.of(Op.Pool.Kind.AVG, kernel));
     }
 
+    // ---------------------------------------------------------------- spectral
+
+    /**
+     * A transform of length {@code n} along {@code axis} (negative counts back from the last signal dim, the one
+     * before a (re, im) pair dim); see {@link Op.Fft}. {@link Signal} has the numpy-style helpers built on it.
+     */
+    public Value fft(Value x, FftKind op, int axis, FftNorm norm, int n) {
+        int rank = Op.Fft.signalRank(Objects.requireNonNull(op, "op"), owned(op.label(), x).shape());
+        return apply1(new Op.Fft(op, axis < 0 ? axis + rank : axis, norm, n), x);
+    }
+
     // ---------------------------------------------------------------- control flow and extension
 
     /** Runs one of two subgraphs on {@code captures}; see {@link Op.If}. */

@@ -986,6 +986,86 @@ public sealed interface Op {
         }
     }
 
+    // ---------------------------------------------------------------- spectral
+
+    /**
+     * A discrete Fourier transform of length {@code n} along {@code axis}, batched over every other dim, as
+     * numpy.fft's {@code fft}, {@code ifft}, {@code rfft} and {@code irfft} (see {@link FftKind} for the sums and
+     * {@link FftNorm} for the scaling).
+     *
+     * <p>A complex operand or result is either C64 or an F32/F64 tensor whose last dim of 2 holds (re, im) pairs
+     * (F32 pairs and C64 have the same bytes); {@code axis} counts the signal dims, never that pair dim. Shapes:
+     * <ul>
+     *   <li>{@code C2C_*}: complex {@code [.., n, ..]} to the same shape and dtype;
+     *   <li>{@code R2C}: real F32/F64 {@code [.., n, ..]} to pairs {@code [.., n/2+1, .., 2]} of the same dtype;
+     *   <li>{@code C2R}: complex {@code [.., n/2+1, ..]} to real {@code [.., n, ..]} (F32 for C64 input); {@code n}
+     *       says whether the signal was odd or even, as numpy's {@code irfft(a, n)}.
+     * </ul>
+     * Padding or cropping to another length is the caller's (see {@link Signal}).
+     */
+    record Fft(FftKind op, int axis, FftNorm norm, int n) implements Op {
+        public Fft {
+            Objects.requireNonNull(op, "op");
+            Objects.requireNonNull(norm, "norm");
+            positive(op.label(), "n", n);
+        }
+
+        /**
+         * The number of signal dims {@code x} has as the operand of {@code op}: its rank, less the pair dim when
+         * the operand is complex and F32/F64.
+         */
+        public static int signalRank(FftKind op, Shape x) {
+            boolean pairs = op != FftKind.R2C && x.dtype() != DType.C64;
+            return pairs ? x.rank() - 1 : x.rank();
+        }
+
+        public OpKind kind() { return OpKind.FFT; }
+
+        public String label() { return op.label(); }
+
+        public List<Shape> outputShapes(List<Shape> in) {
+            String name = label();
+            arity(name, in, 1);
+            Shape x = in.get(0);
+            DType t = x.dtype();
+            if (t != DType.F32 && t != DType.F64 && t != DType.C64) {
+                throw fail(name, "x must be f32, f64 or c64 but is %s", x);
+            }
+            if (op == FftKind.R2C && t == DType.C64) {
+                throw fail(name, "x must be real (f32 or f64) but is %s; fft transforms complex input", x);
+            }
+            boolean pairs = op != FftKind.R2C && t != DType.C64;
+            if (pairs && (x.rank() < 2 || x.dim(x.rank() - 1) != 2)) {
+                throw fail(name, "complex x %s must be c64 or end in a (re, im) dim of 2", x);
+            }
+            int rank = signalRank(op, x);
+            if (axis < 0 || axis >= rank) {
+                throw fail(name, "axis %d is out of range for the %d signal dims of x %s", axis, rank, x);
+            }
+            int length = x.dim(axis);
+            if (op == FftKind.C2R && length != n / 2 + 1) {
+                throw fail(name, "axis %d of x %s has %d bins but n=%d needs n/2+1 = %d", axis, x, length, n, n / 2 + 1);
+            }
+            if (op != FftKind.C2R && length != n) {
+                throw fail(name, "axis %d of x %s has length %d but n is %d", axis, x, length, n);
+            }
+            return switch (op) {
+                case C2C_FORWARD, C2C_INVERSE -> List.of(x);
+                case R2C -> {
+                    List<Integer> dims = new ArrayList<>(x.dimList());
+                    dims.set(axis, n / 2 + 1);
+                    dims.add(2);
+                    yield List.of(Shape.of(t, dims));
+                }
+                case C2R -> {
+                    List<Integer> dims = new ArrayList<>(x.dimList().subList(0, rank));
+                    dims.set(axis, n);
+                    yield List.of(Shape.of(t == DType.C64 ? DType.F32 : t, dims));
+                }
+            };
+        }
+    }
+
     // ---------------------------------------------------------------- control flow
 
     /**

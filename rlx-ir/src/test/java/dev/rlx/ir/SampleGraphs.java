@@ -73,6 +73,7 @@ final class SampleGraphs {
                 Op.Conv.of(2).withStrides(2, 1).withPads(1, 0, 1, 2).withGroups(2));
         Value ct = g.convTranspose(conv, g.param("kt", f32(4, 1, 2, 2)), null,
                 Op.ConvTranspose.of(2).withStrides(2, 2).withOutputPadding(1, 0));
+        Value spectrum = g.fft(x, FftKind.R2C, -1, FftNorm.ORTHO, 4);
         Value pool = g.pool(ct, Op.Pool.of(Op.Pool.Kind.AVG, 2, 2).withPads(1, 1).withCeilMode(true)
                 .withCountIncludePad(false));
 
@@ -108,8 +109,8 @@ final class SampleGraphs {
         Value uniform = g.rngUniform(-1f, 1f, Shape.of(DType.F64, 4));
 
         g.setOutputs(cast, red, am, sm, lsm, cs, tk.get(0), tk.get(1), ln, rn, gn, rs, tr, sl, cat, ex, ga, sa, att,
-                rope, pool, iff, loop.get(0), loop.get(1), scanned, custom.get(0), custom.get(1), fmm, addNorm.get(0),
-                addNorm.get(1), noise, uniform);
+                rope, pool, spectrum, iff, loop.get(0), loop.get(1), scanned, custom.get(0), custom.get(1), fmm,
+                addNorm.get(0), addNorm.get(1), noise, uniform);
         return g;
     }
 }

@@ -1,6 +1,7 @@
 package dev.rlx.cpu.testing;
 
 import dev.rlx.ir.Graph;
+import dev.rlx.ir.Tensor;
 import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.CompiledGraph;
 import dev.rlx.runtime.Device;
@@ -20,8 +21,9 @@ public final class Runner {
     }
 
     /**
-     * Values may be float[], double[], int[], long[], boolean[] or {@link Ref} (sent as float[] for float
-     * slots and long[] for integer slots); names are looked up among inputs, then params.
+     * Values may be float[], double[], int[], long[], boolean[], {@link Tensor} (for C64 data) or {@link Ref}
+     * (sent as float[] for float slots and long[] for integer slots); names are looked up among inputs, then
+     * params. A C64 output comes back as interleaved (re, im) doubles.
      */
     public static List<double[]> run(Graph g, Map<String, ?> data, int threads) {
         try (Session s = new Session(Device.CPU, CompileOptions.defaults().withThreads(threads))) {
@@ -39,12 +41,26 @@ public final class Runner {
             c.run();
             List<double[]> out = new ArrayList<>();
             for (TensorView v : c.outputs()) {
-                double[] d = new double[(int) v.size()];
-                v.copyTo(d);
-                out.add(d);
+                out.add(v.dtype().isComplex() ? complexValues(v) : realValues(v));
             }
             return out;
         }
+    }
+
+    private static double[] realValues(TensorView v) {
+        double[] d = new double[(int) v.size()];
+        v.copyTo(d);
+        return d;
+    }
+
+    /** A C64 output as interleaved (re, im) doubles. */
+    private static double[] complexValues(TensorView v) {
+        java.nio.FloatBuffer b = v.toTensor().buffer().asFloatBuffer();
+        double[] d = new double[b.remaining()];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = b.get(i);
+        }
+        return d;
     }
 
     private static void set(CompiledGraph c, String name, Object v, boolean input) {
@@ -58,6 +74,7 @@ public final class Runner {
             case int[] f -> { if (input) c.setInput(name, f); else c.setParam(name, f); }
             case long[] f -> { if (input) c.setInput(name, f); else c.setParam(name, f); }
             case boolean[] f -> { if (input) c.setInput(name, f); else c.setParam(name, f); }
+            case Tensor t -> { if (input) c.setInput(name, t); else c.setParam(name, t); }
             default -> throw new IllegalArgumentException("unsupported test data " + v.getClass());
         }
     }

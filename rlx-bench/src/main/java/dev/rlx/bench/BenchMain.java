@@ -1,0 +1,77 @@
+package dev.rlx.bench;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.CommandLineOptions;
+import org.openjdk.jmh.runner.options.CommandLineOptionException;
+
+/**
+ * JMH's command line ({@code ./rlx-bench/run}), plus a table of ratios against peers measured in the same run:
+ * for every benchmark class and parameter set that has an {@code rlx} method, each other method's score over
+ * the {@code rlx} score (for time modes, above 1 means RLX is faster).
+ */
+public final class BenchMain {
+    private BenchMain() {}
+
+    public static void main(String[] args) throws RunnerException, java.io.IOException {
+        CommandLineOptions options;
+        try {
+            options = new CommandLineOptions(args);
+        } catch (CommandLineOptionException e) {
+            org.openjdk.jmh.Main.main(args); // JMH reports the bad option
+            return;
+        }
+        if (options.shouldHelp() || options.shouldList() || options.shouldListWithParams()
+                || options.shouldListProfilers() || options.shouldListResultFormats()) {
+            org.openjdk.jmh.Main.main(args);
+            return;
+        }
+        System.out.print(ratios(new Runner(options).run()));
+    }
+
+    /** The ratio table, or an empty string when no benchmark has both an {@code rlx} method and a peer. */
+    static String ratios(Collection<RunResult> results) {
+        Map<String, Map<String, RunResult>> groups = new LinkedHashMap<>(); // class + params -> method -> result
+        for (RunResult r : results) {
+            String name = r.getParams().getBenchmark();
+            String cls = name.substring(0, name.lastIndexOf('.'));
+            String method = name.substring(name.lastIndexOf('.') + 1);
+            StringBuilder key = new StringBuilder(cls.substring(cls.lastIndexOf('.') + 1));
+            for (String p : r.getParams().getParamsKeys()) {
+                key.append(' ').append(p).append('=').append(r.getParams().getParam(p));
+            }
+            groups.computeIfAbsent(key.toString(), k -> new LinkedHashMap<>()).put(method, r);
+        }
+        List<String> rows = new ArrayList<>();
+        for (Map.Entry<String, Map<String, RunResult>> g : groups.entrySet()) {
+            RunResult rlx = g.getValue().get("rlx");
+            if (rlx == null) {
+                continue;
+            }
+            double base = rlx.getPrimaryResult().getScore();
+            for (Map.Entry<String, RunResult> m : g.getValue().entrySet()) {
+                if (m.getKey().equals("rlx")) {
+                    continue;
+                }
+                double peer = m.getValue().getPrimaryResult().getScore();
+                rows.add(String.format(Locale.ROOT, "%-50s %14.3f %14.3f  %-12s %8.2f", g.getKey(), base, peer,
+                        m.getKey(), peer / base));
+            }
+        }
+        if (rows.isEmpty()) {
+            return "";
+        }
+        String unit = results.iterator().next().getPrimaryResult().getScoreUnit();
+        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%n%-50s %14s %14s  %-12s %8s%n", "benchmark",
+                "rlx " + unit, "peer " + unit, "peer", "peer/rlx"));
+        rows.forEach(r -> out.append(r).append('\n'));
+        return out.toString();
+    }
+}
