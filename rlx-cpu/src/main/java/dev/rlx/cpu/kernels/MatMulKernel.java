@@ -40,6 +40,7 @@ public final class MatMulKernel implements Kernel, RangeTask {
     private final Hook[] hooks;                 // per part, epilogue only
     private final OpenBlas blas;                // non-null when RLX_CPU_BLAS=openblas runs f32 products
     private final MemorySegment[][] blasArgs;   // per batch: A, B, C starting at their first element
+    private final Path path;
     private final boolean transA;
     private final boolean transB;
     private final int lda;
@@ -106,7 +107,16 @@ public final class MatMulKernel implements Kernel, RangeTask {
         this.parts = Math.max(1, Math.min(want, units));
         this.workspaces = new Sgemm.Workspace[parts];
         this.hooks = new Hook[parts];
-        if (f32 && m > Sgemm.SKINNY_ROWS) {
+        if (!f32) {
+            this.path = Path.GENERIC;
+        } else if (m <= Sgemm.SKINNY_ROWS && bCs == 1) {
+            this.path = Path.SKINNY;
+        } else if (m <= Sgemm.SKINNY_ROWS && aCs == 1) {
+            this.path = Path.DOTS;
+        } else {
+            this.path = Path.PACKED;
+        }
+        if (path == Path.PACKED) {
             int cols = (n + colPieces - 1) / colPieces + Sgemm.NR;
             for (int p = 0; p < parts; p++) {
                 workspaces[p] = Sgemm.Workspace.of(ctx.scratch(Sgemm.Workspace.bytes(cols)), cols);
@@ -255,26 +265,33 @@ public final class MatMulKernel implements Kernel, RangeTask {
         Sgemm.Mat am = aMats[batch];
         Sgemm.Mat bm = bMats[batch];
         Hook hook = hooks[part];
-        if (dtype != DType.F32) {
-            generic(am, bm, cOff, r0, r1, c0, c1);
-        } else if (m <= Sgemm.SKINNY_ROWS && bCs == 1) {
-            Sgemm.skinny(am, bm, c, cOff, n, r0, r1, c0, c1, k);
-        } else if (m <= Sgemm.SKINNY_ROWS) {
-            for (int i = r0; i < r1; i++) {
-                Sgemm.dots(am, i, bm, c, cOff + (long) i * n, c0, c1, k);
+        switch (path) {
+            case GENERIC -> generic(am, bm, cOff, r0, r1, c0, c1);
+            case SKINNY -> Sgemm.skinny(am, bm, c, cOff, n, r0, r1, c0, c1, k);
+            case DOTS -> {
+                for (int i = r0; i < r1; i++) {
+                    Sgemm.dots(am, i, bm, c, cOff + (long) i * n, c0, c1, k);
+                }
             }
-        } else {
-            if (hook != null) {
-                hook.batch = batch;
+            case PACKED -> {
+                if (hook != null) {
+                    hook.batch = batch;
+                }
+                Sgemm.multiply(am, bm, c, cOff, n, r0, r1, c0, c1, k, workspaces[part], hook);
+                return;
             }
-            Sgemm.multiply(am, bm, c, cOff, n, r0, r1, c0, c1, k, workspaces[part], hook);
-            return;
         }
         if (hook != null) {
             hook.batch = batch;
             hook.tile(r0, r1 - r0, c0, c1 - c0);
         }
     }
+
+    /**
+     * How each piece is computed. A few rows stream B row by row when B's rows are contiguous ({@code SKINNY}),
+     * or take dot products when both operands run along K ({@code DOTS}); everything else is packed.
+     */
+    private enum Path { GENERIC, SKINNY, DOTS, PACKED }
 
     /** Any dtype: accumulate in double (floats) or long (integers), round once. */
     private void generic(Sgemm.Mat am, Sgemm.Mat bm, long cOff, int r0, int r1, int c0, int c1) {

@@ -10,10 +10,11 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Single-precision matrix multiply {@code C = A B} in the Goto/BLIS scheme: B is packed into panels of
- * {@link #NR} columns per {@link #KC}-deep slice (kept in L2/L3), A into panels of {@link #MR} rows per
- * {@link #MC}-row block (kept in L2), and a register-blocked micro-kernel ({@code MR x NR} accumulators,
- * two vectors wide) streams both panels from L1. Operands are addressed through row and column strides, so
- * a transposed operand needs no copy; only the packing reads differ.
+ * {@link #NR} columns per {@link #KC}-deep slice (kept in L2/L3) and a register-blocked micro-kernel
+ * ({@code MR x NR} accumulators) multiplies MR rows of A by one panel, for each panel of an
+ * {@link #MC}-row block of A (kept in L2). Row-major A is read in place, its MR rows {@code lda} apart: packing
+ * it cost a tenth of the time; a transposed A and a last short panel are packed row-major first. Operands
+ * are addressed through row and column strides, so a transposed operand needs no copy.
  *
  * <p>The species is the platform's preferred one, chosen at run time; the micro-tile is 6 rows by 4 vectors
  * (24 accumulators) where there are 32 vector registers (AVX-512, NEON) and 6 by 2 on AVX2's 16. The tile
@@ -35,10 +36,13 @@ final class Sgemm {
     private static final int NV = W == 8 ? 2 : 4;
     /** Micro-tile width. */
     static final int NR = NV * W;
-    /** Depth of a packed slice: an MR x KC panel of A and a KC x NR panel of B fit in L1. */
-    static final int KC = 256;
-    /** Rows of A packed at once (an MC x KC block stays in L2). */
-    static final int MC = MR * 8;
+    /**
+     * Depth of a slice of K. Deep slices merge each tile into C fewer times; 512 measured best of 128..1024 at
+     * 1024^3 on Zen 5 (AVX-512), though the differences were near the noise.
+     */
+    static final int KC = 512;
+    /** Rows of A per block (an MC x KC block stays in L2). */
+    static final int MC = MR * 16;
     /** Columns of B packed at once (a KC x NC block stays in L2/L3). */
     static final int NC = 2048;
     /** Products with at most this many rows use {@link #skinny} instead of packing. */
@@ -108,14 +112,24 @@ final class Sgemm {
                 packB(b, pc, kc, jc, nc, ws.packB());
                 for (int ic = r0; ic < r1; ic += MC) {
                     int mc = Math.min(MC, r1 - ic);
-                    packA(a, ic, mc, pc, kc, ws.packA());
+                    // row-major A is read in place; a transposed A, and the rows of a last short panel, are
+                    // packed row-major (MR rows of kc, zero rows past the end)
+                    boolean direct = a.colStride() == 1;
+                    int whole = direct ? mc / MR * MR : 0;
+                    if (whole < mc) {
+                        packA(a, ic + whole, mc - whole, pc, kc, ws.packA());
+                    }
                     for (int jr = 0; jr < nc; jr += NR) {
                         int nr = Math.min(NR, nc - jr);
+                        long bp = (long) jr * kc;
                         for (int ir = 0; ir < mc; ir += MR) {
                             int mr = Math.min(MR, mc - ir);
-                            long ap = (long) ir * kc;
-                            long bp = (long) jr * kc;
-                            micro(ws.packA(), ap, ws.packB(), bp, kc, ws.tile());
+                            if (ir < whole) {
+                                long ap = a.offset() + (long) (ic + ir) * a.rowStride() + pc;
+                                micro(a.seg(), ap, a.rowStride(), ws.packB(), bp, kc, ws.tile());
+                            } else {
+                                micro(ws.packA(), (long) (ir - whole) * kc, kc, ws.packB(), bp, kc, ws.tile());
+                            }
                             mergeTile(ws.tile(), c, cOff + (ic + ir) * ldc + jc + jr, ldc, mr, nr, !first);
                             if (last && hook != null) {
                                 hook.tile(ic + ir, mr, jc + jr, nr);
@@ -127,11 +141,12 @@ final class Sgemm {
         }
     }
 
-    private static void micro(MemorySegment a, long ao, MemorySegment b, long bo, int kc, MemorySegment tile) {
+    private static void micro(MemorySegment a, long ao, long lda, MemorySegment b, long bo, int kc,
+                              MemorySegment tile) {
         if (NV == 4) {
-            micro6x4(a, ao, b, bo, kc, tile);
+            micro6x4(a, ao, lda, b, bo, kc, tile);
         } else {
-            micro6x2(a, ao, b, bo, kc, tile);
+            micro6x2(a, ao, lda, b, bo, kc, tile);
         }
     }
 
@@ -162,23 +177,26 @@ final class Sgemm {
     }
 
     /**
-     * Packs {@code A[i0:i0+mc, p0:p0+kc]} into panels of MR rows: panel q holds, for each p, the MR values
-     * {@code A[i0 + q*MR + r, p0 + p]}; rows past the end are zero.
+     * Packs {@code A[i0:i0+mc, p0:p0+kc]} row-major ({@code kc} per row) into whole panels of MR rows; rows
+     * past {@code mc} up to the panel's end are zero. Reads along A's contiguous dimension.
      */
     static void packA(Mat a, int i0, int mc, int p0, int kc, MemorySegment dst) {
-        long at = 0;
-        for (int q = 0; q < mc; q += MR) {
-            int rows = Math.min(MR, mc - q);
-            for (int p = 0; p < kc; p++) {
-                long src = a.offset() + (long) (i0 + q) * a.rowStride() + (long) (p0 + p) * a.colStride();
-                for (int r = 0; r < rows; r++) {
-                    dst.setAtIndex(JAVA_FLOAT, at + r, a.seg().getAtIndex(JAVA_FLOAT, src + r * a.rowStride()));
-                }
-                for (int r = rows; r < MR; r++) {
-                    dst.setAtIndex(JAVA_FLOAT, at + r, 0f);
-                }
-                at += MR;
+        int rows = (mc + MR - 1) / MR * MR;
+        if (a.colStride() == 1) {
+            for (int r = 0; r < mc; r++) {
+                long src = a.offset() + (long) (i0 + r) * a.rowStride() + p0;
+                MemorySegment.copy(a.seg(), src * 4, dst, (long) r * kc * 4, kc * 4L);
             }
+        } else {
+            for (int p = 0; p < kc; p++) {
+                long src = a.offset() + (long) (p0 + p) * a.colStride() + (long) i0 * a.rowStride();
+                for (int r = 0; r < mc; r++) {
+                    dst.setAtIndex(JAVA_FLOAT, (long) r * kc + p, a.seg().getAtIndex(JAVA_FLOAT, src + r * a.rowStride()));
+                }
+            }
+        }
+        for (long i = (long) mc * kc; i < (long) rows * kc; i++) { // not asSlice().fill(): a slice is an allocation
+            dst.setAtIndex(JAVA_FLOAT, i, 0f);
         }
     }
 
@@ -283,8 +301,9 @@ final class Sgemm {
         }
     }
 
-    /** tile[6 x 4W] = Apack[6 x kc] . Bpack[kc x 4W], W = vector length; offsets in floats. */
-    private static void micro6x4(MemorySegment a, long ao, MemorySegment b, long bo, int kc, MemorySegment tile) {
+    /** tile[6 x 4W] = A[6 x kc] . Bpack[kc x 4W], W = vector length; A's rows {@code lda} apart; offsets in floats. */
+    private static void micro6x4(MemorySegment a, long ao, long lda, MemorySegment b, long bo, int kc,
+                                 MemorySegment tile) {
         FloatVector c00 = FloatVector.zero(F), c01 = FloatVector.zero(F), c02 = FloatVector.zero(F), c03 = FloatVector.zero(F);
         FloatVector c10 = FloatVector.zero(F), c11 = FloatVector.zero(F), c12 = FloatVector.zero(F), c13 = FloatVector.zero(F);
         FloatVector c20 = FloatVector.zero(F), c21 = FloatVector.zero(F), c22 = FloatVector.zero(F), c23 = FloatVector.zero(F);
@@ -292,23 +311,24 @@ final class Sgemm {
         FloatVector c40 = FloatVector.zero(F), c41 = FloatVector.zero(F), c42 = FloatVector.zero(F), c43 = FloatVector.zero(F);
         FloatVector c50 = FloatVector.zero(F), c51 = FloatVector.zero(F), c52 = FloatVector.zero(F), c53 = FloatVector.zero(F);
         long ai = ao * 4;
+        long l1 = lda * 4, l2 = 2 * l1, l3 = 3 * l1, l4 = 4 * l1, l5 = 5 * l1;
         long bi = bo * 4;
-        for (int p = 0; p < kc; p++, ai += 24, bi += 4L * W * 4) {
+        for (int p = 0; p < kc; p++, ai += 4, bi += 4L * W * 4) {
             FloatVector b0 = FloatVector.fromMemorySegment(F, b, bi, LE);
             FloatVector b1 = FloatVector.fromMemorySegment(F, b, bi + 1L * W * 4, LE);
             FloatVector b2 = FloatVector.fromMemorySegment(F, b, bi + 2L * W * 4, LE);
             FloatVector b3 = FloatVector.fromMemorySegment(F, b, bi + 3L * W * 4, LE);
-            FloatVector a0 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 0));
+            FloatVector a0 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai));
             c00 = b0.fma(a0, c00); c01 = b1.fma(a0, c01); c02 = b2.fma(a0, c02); c03 = b3.fma(a0, c03);
-            FloatVector a1 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 4));
+            FloatVector a1 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + l1));
             c10 = b0.fma(a1, c10); c11 = b1.fma(a1, c11); c12 = b2.fma(a1, c12); c13 = b3.fma(a1, c13);
-            FloatVector a2 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 8));
+            FloatVector a2 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + l2));
             c20 = b0.fma(a2, c20); c21 = b1.fma(a2, c21); c22 = b2.fma(a2, c22); c23 = b3.fma(a2, c23);
-            FloatVector a3 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 12));
+            FloatVector a3 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + l3));
             c30 = b0.fma(a3, c30); c31 = b1.fma(a3, c31); c32 = b2.fma(a3, c32); c33 = b3.fma(a3, c33);
-            FloatVector a4 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 16));
+            FloatVector a4 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + l4));
             c40 = b0.fma(a4, c40); c41 = b1.fma(a4, c41); c42 = b2.fma(a4, c42); c43 = b3.fma(a4, c43);
-            FloatVector a5 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 20));
+            FloatVector a5 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + l5));
             c50 = b0.fma(a5, c50); c51 = b1.fma(a5, c51); c52 = b2.fma(a5, c52); c53 = b3.fma(a5, c53);
         }
         c00.intoMemorySegment(tile, (0L * W) * 4, LE);
@@ -337,8 +357,9 @@ final class Sgemm {
         c53.intoMemorySegment(tile, (23L * W) * 4, LE);
     }
 
-    /** tile[6 x 2W] = Apack[6 x kc] . Bpack[kc x 2W], W = vector length; offsets in floats. */
-    private static void micro6x2(MemorySegment a, long ao, MemorySegment b, long bo, int kc, MemorySegment tile) {
+    /** tile[6 x 2W] = A[6 x kc] . Bpack[kc x 2W], W = vector length; A's rows {@code lda} apart; offsets in floats. */
+    private static void micro6x2(MemorySegment a, long ao, long lda, MemorySegment b, long bo, int kc,
+                                 MemorySegment tile) {
         FloatVector c00 = FloatVector.zero(F), c01 = FloatVector.zero(F);
         FloatVector c10 = FloatVector.zero(F), c11 = FloatVector.zero(F);
         FloatVector c20 = FloatVector.zero(F), c21 = FloatVector.zero(F);
@@ -346,21 +367,22 @@ final class Sgemm {
         FloatVector c40 = FloatVector.zero(F), c41 = FloatVector.zero(F);
         FloatVector c50 = FloatVector.zero(F), c51 = FloatVector.zero(F);
         long ai = ao * 4;
+        long l1 = lda * 4, l2 = 2 * l1, l3 = 3 * l1, l4 = 4 * l1, l5 = 5 * l1;
         long bi = bo * 4;
-        for (int p = 0; p < kc; p++, ai += 24, bi += 2L * W * 4) {
+        for (int p = 0; p < kc; p++, ai += 4, bi += 2L * W * 4) {
             FloatVector b0 = FloatVector.fromMemorySegment(F, b, bi, LE);
             FloatVector b1 = FloatVector.fromMemorySegment(F, b, bi + 1L * W * 4, LE);
-            FloatVector a0 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 0));
+            FloatVector a0 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai));
             c00 = b0.fma(a0, c00); c01 = b1.fma(a0, c01);
-            FloatVector a1 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 4));
+            FloatVector a1 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + l1));
             c10 = b0.fma(a1, c10); c11 = b1.fma(a1, c11);
-            FloatVector a2 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 8));
+            FloatVector a2 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + l2));
             c20 = b0.fma(a2, c20); c21 = b1.fma(a2, c21);
-            FloatVector a3 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 12));
+            FloatVector a3 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + l3));
             c30 = b0.fma(a3, c30); c31 = b1.fma(a3, c31);
-            FloatVector a4 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 16));
+            FloatVector a4 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + l4));
             c40 = b0.fma(a4, c40); c41 = b1.fma(a4, c41);
-            FloatVector a5 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + 20));
+            FloatVector a5 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + l5));
             c50 = b0.fma(a5, c50); c51 = b1.fma(a5, c51);
         }
         c00.intoMemorySegment(tile, (0L * W) * 4, LE);

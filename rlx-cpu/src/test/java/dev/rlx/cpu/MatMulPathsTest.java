@@ -1,0 +1,106 @@
+package dev.rlx.cpu;
+
+import static dev.rlx.cpu.testing.Close.assertClose;
+
+import dev.rlx.cpu.blas.OpenBlas;
+import dev.rlx.cpu.testing.Ref;
+import dev.rlx.cpu.testing.Runner;
+import dev.rlx.ir.DType;
+import dev.rlx.ir.Graph;
+import dev.rlx.ir.Op;
+import dev.rlx.ir.Shape;
+import dev.rlx.ir.Value;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every f32 matmul path of the CPU backend against a float64 triple loop: the packed SGEMM (A read in place
+ * or packed when transposed, short last panels, several K slices, several row blocks), the skinny path for a
+ * few rows, the dot-product path for a transposed B, and OpenBLAS through FFM when the library is there, on
+ * sizes that are primes, 1, or not multiples of the vector length or of the blocking.
+ *
+ * <p>Tolerance: {@code |err| <= 1e-6 * k + 1e-5 * |expected|}; inputs are uniform in [-1, 1], so float32
+ * rounding over k products stays well inside it.
+ */
+class MatMulPathsTest {
+
+    static Stream<Arguments> shapes() {
+        return Stream.of(
+                Arguments.of(1, 1, 1),
+                Arguments.of(1, 37, 131),      // skinny: one row (decode), ragged columns
+                Arguments.of(3, 300, 67),      // skinny: a few rows
+                Arguments.of(5, 1, 17),        // K = 1
+                Arguments.of(7, 13, 19),       // one short panel, one ragged column block
+                Arguments.of(13, 521, 29),     // K past one slice (KC = 512)
+                Arguments.of(101, 47, 83),     // rows past one block (MC = 96), a 5-row last panel
+                Arguments.of(6, 11, 2053),     // columns past one packed block (NC = 2048)
+                Arguments.of(97, 1031, 130));  // all of it at once
+    }
+
+    private static Ref ref(int m, int k, int n, boolean transA, boolean transB, Ref a, Ref b) {
+        Ref c = Ref.zeros(m, n);
+        for (int i = 0; i < m; i++) {
+            for (int j = 0; j < n; j++) {
+                double s = 0;
+                for (int p = 0; p < k; p++) {
+                    double av = transA ? a.data()[p * m + i] : a.data()[i * k + p];
+                    double bv = transB ? b.data()[j * k + p] : b.data()[p * n + j];
+                    s += av * bv;
+                }
+                c.data()[i * n + j] = s;
+            }
+        }
+        return c;
+    }
+
+    private static void check(int m, int k, int n, boolean transA, boolean transB, int threads, String path) {
+        Random r = new Random(31L * m + 17L * k + n);
+        Ref a = transA ? Ref.random(r, -1, 1, k, m) : Ref.random(r, -1, 1, m, k);
+        Ref b = transB ? Ref.random(r, -1, 1, n, k) : Ref.random(r, -1, 1, k, n);
+        Graph g = new Graph("mm");
+        Value av = g.input("a", Shape.of(DType.F32, a.dims()));
+        Value bv = g.input("b", Shape.of(DType.F32, b.dims()));
+        g.setOutputs(g.apply1(new Op.MatMul(transA, transB), av, bv));
+        double[] out = Runner.run(g, Map.of("a", a, "b", b), threads).get(0);
+        assertClose(ref(m, k, n, transA, transB, a, b).data(), out, 1e-6 * k, 1e-5,
+                String.format("%s %dx%dx%d transA=%b transB=%b threads=%d", path, m, k, n, transA, transB, threads));
+    }
+
+    @ParameterizedTest(name = "{0}x{1}x{2}")
+    @MethodSource("shapes")
+    void javaKernels_everyTransposeAndThreadCount_matchReference(int m, int k, int n) {
+        for (boolean transA : new boolean[] {false, true}) {
+            for (boolean transB : new boolean[] {false, true}) {
+                for (int threads : new int[] {1, 2}) {
+                    check(m, k, n, transA, transB, threads, "java");
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}x{1}x{2}")
+    @MethodSource("shapes")
+    void openBlas_everyTranspose_matchesReference(int m, int k, int n) {
+        Assumptions.assumeTrue(OpenBlas.load().isPresent(), "OpenBLAS not found: the native path is not tested");
+        String before = System.getProperty("RLX_CPU_BLAS");
+        System.setProperty("RLX_CPU_BLAS", "openblas");
+        try {
+            for (boolean transA : new boolean[] {false, true}) {
+                for (boolean transB : new boolean[] {false, true}) {
+                    check(m, k, n, transA, transB, 2, "openblas");
+                }
+            }
+        } finally {
+            if (before == null) {
+                System.clearProperty("RLX_CPU_BLAS");
+            } else {
+                System.setProperty("RLX_CPU_BLAS", before);
+            }
+        }
+    }
+}
