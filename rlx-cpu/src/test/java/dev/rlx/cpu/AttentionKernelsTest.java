@@ -243,4 +243,39 @@ class AttentionKernelsTest {
         Op.Attention a = Op.Attention.of(2, 2, 8).slidingWindow(2);
         check(Case.of(a, 2, 6, 6).withF64().withRank3().withKeepMask(Ref.randomInts(r, 0, 2, 6, 6)), 21);
     }
+
+    // ---------------------------------------------------------------- the blocked f32 kernel (Sq >= 16, no mask operand)
+
+    @Test
+    void blocked_noMaskRaggedBlocks() {
+        // 70 queries: one whole block of 64 (AVX-512) and a ragged one; an odd head dim
+        check(Case.of(Op.Attention.of(3, 3, 20), 2, 70, 53).withThreads(2), 30);
+    }
+
+    @Test
+    void blocked_causalWithCachedPrefix() {
+        check(Case.of(Op.Attention.of(4, 2, 32).causal(), 1, 33, 97), 31);
+    }
+
+    @Test
+    void blocked_causalWithMoreQueriesThanKeys() {
+        // Sq=40 > Sk=17: queries 0..22 see nothing and must be zeros
+        Ref out = check(Case.of(Op.Attention.of(2, 1, 16).causal(), 1, 40, 17), 32);
+        for (int qi = 0; qi < 23; qi++) {
+            assertZeroRow(out, 0, qi, 0);
+            assertZeroRow(out, 0, qi, 1);
+        }
+    }
+
+    @Test
+    void blocked_slidingWindowGroupedBhsd() {
+        Op.Attention a = Op.Attention.of(6, 2, 24).withLayout(HeadLayout.BHSD).slidingWindow(7);
+        check(Case.of(a, 2, 81, 90).withThreads(2), 33);
+    }
+
+    @Test
+    void blocked_smallestBlockAndLongKeys() {
+        // exactly the threshold of 16 queries, 300 keys: one short block, a long score column
+        check(Case.of(Op.Attention.of(2, 2, 64).withScale(0.3f), 1, 16, 300).withRank3(), 34);
+    }
 }

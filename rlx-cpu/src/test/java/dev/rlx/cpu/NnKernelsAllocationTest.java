@@ -57,8 +57,13 @@ class NnKernelsAllocationTest {
             Value c = g.conv(img, w, null, Op.Conv.of(2).withPads(1, 1));
             Value wt = g.input("wt", Shape.of(dt, 4, 2, 3, 3));
             Value ct = g.convTranspose(c, wt, null, Op.ConvTranspose.of(2).withStrides(2, 2).withPads(1, 1));
+            // enough queries and no mask operand: the blocked kernel (f32), causal and plain
+            Value bq = g.input("bq", Shape.of(dt, 1, 40, 2, 16));
+            Value blocked = g.attention(bq, bq, bq, null, Op.Attention.of(2, 2, 16).causal());
+            Value plain = g.attention(bq, bq, bq, null, Op.Attention.of(2, 2, 16));
             g.setOutputs(g.pool(ct, Op.Pool.of(Op.Pool.Kind.MAX, 2, 2)),
-                    g.pool(ct, Op.Pool.of(Op.Pool.Kind.AVG, 3, 3).withPads(1, 1).withCountIncludePad(false)));
+                    g.pool(ct, Op.Pool.of(Op.Pool.Kind.AVG, 3, 3).withPads(1, 1).withCountIncludePad(false)),
+                    blocked, plain);
             try (Session s = new Session(Device.CPU, CompileOptions.defaults().withThreads(1));
                  CompiledGraph cg = s.compile(g)) {
                 Random r = new Random(1);

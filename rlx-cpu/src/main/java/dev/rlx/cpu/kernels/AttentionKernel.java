@@ -10,7 +10,8 @@ import dev.rlx.runtime.CompileException;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Scaled dot-product attention ({@link Op.Attention}), one query row at a time: the row's scores over its
+ * Scaled dot-product attention ({@link Op.Attention}), one query row at a time (f32 attention with many queries
+ * and no mask operand or softcap goes to {@link BlockedAttentionF32} instead): the row's scores over its
  * visible keys go to a per-thread scratch row (the full {@code [Sq, Sk]} matrix is never formed), then a
  * max-subtracted softmax, then the probability-weighted sum of V. f32 runs the q.k dot products and the
  * p.v accumulation on the Vector API; other float dtypes compute in double through {@link Elements}.
@@ -101,7 +102,10 @@ final class AttentionKernel implements Kernel, RangeTask {
 
     static Kernel of(Node n, LowerContext ctx) {
         Shape q = ctx.in(n, 0).shape();
-        return q.elementCount() == 0 ? Kernels.NONE : new AttentionKernel(n, ctx);
+        if (q.elementCount() == 0) {
+            return Kernels.NONE;
+        }
+        return BlockedAttentionF32.applies(n, ctx) ? new BlockedAttentionF32(n, ctx) : new AttentionKernel(n, ctx);
     }
 
     @Override

@@ -277,7 +277,7 @@ public final class MatMulKernel implements Kernel, RangeTask {
                 if (hook != null) {
                     hook.batch = batch;
                 }
-                Sgemm.multiply(am, bm, c, cOff, n, r0, r1, c0, c1, k, workspaces[part], hook);
+                Sgemm.multiply(am, bm, c, cOff, n, r0, r1, c0, c1, 0, k, workspaces[part], hook);
                 return;
             }
         }

@@ -84,17 +84,19 @@ final class Sgemm {
     }
 
     /**
-     * {@code C[r0:r1, c0:c1] = A[r0:r1, :] B[:, c0:c1]} with {@code k} the shared dimension; C is row-major
-     * with leading dimension {@code ldc} at {@code cOff}. {@code hook} (may be null) sees every finished tile.
+     * {@code C[r0:r1, c0:c1] = A[r0:r1, p0:p1] B[p0:p1, c0:c1]}: the product over the shared dimension's range
+     * {@code [p0, p1)}. C is row-major with leading dimension {@code ldc}, element (i, j) at
+     * {@code cOff + i * ldc + j} (so {@code cOff} may be negative). {@code hook} (may be null) sees every
+     * finished tile.
      */
-    static void multiply(Mat a, Mat b, MemorySegment c, long cOff, long ldc, int r0, int r1, int c0, int c1, int k,
-                         Workspace ws, TileHook hook) {
+    static void multiply(Mat a, Mat b, MemorySegment c, long cOff, long ldc, int r0, int r1, int c0, int c1, int p0,
+                         int p1, Workspace ws, TileHook hook) {
         int m = r1 - r0;
         int n = c1 - c0;
         if (m <= 0 || n <= 0) {
             return;
         }
-        if (k == 0) {
+        if (p1 <= p0) {
             for (int i = r0; i < r1; i++) {
                 scale(0f, c, cOff + i * ldc + c0, c, cOff + i * ldc + c0, F.loopBound(n), n);
             }
@@ -105,10 +107,10 @@ final class Sgemm {
         }
         for (int jc = c0; jc < c1; jc += NC) {
             int nc = Math.min(NC, c1 - jc);
-            for (int pc = 0; pc < k; pc += KC) {
-                int kc = Math.min(KC, k - pc);
-                boolean first = pc == 0;
-                boolean last = pc + kc == k;
+            for (int pc = p0; pc < p1; pc += KC) {
+                int kc = Math.min(KC, p1 - pc);
+                boolean first = pc == p0;
+                boolean last = pc + kc == p1;
                 packB(b, pc, kc, jc, nc, ws.packB());
                 for (int ic = r0; ic < r1; ic += MC) {
                     int mc = Math.min(MC, r1 - ic);
