@@ -30,6 +30,11 @@ class ConvKernelsTest {
     private static final double F64_ATOL = 1e-12;
 
     private static void checkConv(Op.Conv spec, DType dt, boolean withBias, int[] xDims, int[] wDims, long seed) {
+        checkConv(spec, dt, withBias, xDims, wDims, seed, dt == DType.F32 ? F32_ATOL : F64_ATOL);
+    }
+
+    private static void checkConv(Op.Conv spec, DType dt, boolean withBias, int[] xDims, int[] wDims, long seed,
+                                  double atol) {
         Random r = new Random(seed);
         Ref x = Ref.random(r, -1, 1, xDims);
         Ref w = Ref.random(r, -1, 1, wDims);
@@ -40,7 +45,8 @@ class ConvKernelsTest {
         Value bv = withBias ? g.input("b", Shape.of(dt, wDims[0])) : null;
         g.setOutputs(g.conv(xv, wv, bv, spec));
         double[] out = Runner.run(g, feeds(x, w, b)).get(0);
-        assertClose(NnReference.conv(x, w, b, spec), out, dt, "conv " + spec);
+        Close.assertClose(NnReference.conv(x, w, b, spec).data(), out, atol, dt == DType.F32 ? F32_RTOL : 0,
+                "conv " + spec + " " + dt);
     }
 
     private static void checkConvTranspose(Op.ConvTranspose spec, DType dt, boolean withBias, int[] xDims, int[] wDims,
@@ -75,6 +81,45 @@ class ConvKernelsTest {
 
     private static int[] dims(int... d) {
         return d;
+    }
+
+    // ---------------------------------------------------------------- conv as im2col + GEMM (f32, >= 16 out channels per group)
+
+    /** Sums of K = Cin/g * taps products: f32 rounding grows with K, so the bound does too (2e-7 * K). */
+    private static double gemmAtol(int k) {
+        return 2e-7 * k;
+    }
+
+    @Test
+    void convGemm_2dSamePaddingBiasRagged() {
+        checkConv(Op.Conv.of(2).withPads(1, 1), DType.F32, true, dims(2, 5, 13, 29), dims(17, 5, 3, 3), 40, gemmAtol(45));
+    }
+
+    @Test
+    void convGemm_2dStrideDilationAsymmetricPadsNoBias() {
+        checkConv(Op.Conv.of(2).withStrides(2, 3).withDilations(2, 1).withPads(2, 0, 1, 2), DType.F32, false,
+                dims(1, 3, 17, 23), dims(20, 3, 3, 5), 41, gemmAtol(45));
+    }
+
+    @Test
+    void convGemm_2dGroups() {
+        checkConv(Op.Conv.of(2).withGroups(2).withPads(1, 1), DType.F32, true, dims(2, 6, 9, 11), dims(32, 3, 3, 3), 42,
+                gemmAtol(27));
+    }
+
+    @Test
+    void convGemm_deepInputManyChunks() {
+        // K = 64 * 9 = 576: a chunk holds a few output rows, so 20 rows take several chunks (and both threads)
+        checkConv(Op.Conv.of(2).withPads(1, 1), DType.F32, true, dims(1, 64, 20, 30), dims(16, 64, 3, 3), 43,
+                gemmAtol(576));
+    }
+
+    @Test
+    void convGemm_1dAnd3d() {
+        checkConv(Op.Conv.of(1).withStrides(2).withPads(1, 2), DType.F32, true, dims(2, 7, 31), dims(19, 7, 3), 44,
+                gemmAtol(21));
+        checkConv(Op.Conv.of(3).withPads(1, 0, 1, 1, 0, 1), DType.F32, true, dims(1, 3, 5, 6, 7), dims(16, 3, 3, 2, 3), 45,
+                gemmAtol(54));
     }
 
     // ---------------------------------------------------------------- conv

@@ -61,9 +61,12 @@ class NnKernelsAllocationTest {
             Value bq = g.input("bq", Shape.of(dt, 1, 40, 2, 16));
             Value blocked = g.attention(bq, bq, bq, null, Op.Attention.of(2, 2, 16).causal());
             Value plain = g.attention(bq, bq, bq, null, Op.Attention.of(2, 2, 16));
+            // 16 output channels: the im2col + GEMM conv (f32), with a bias
+            Value wide = g.conv(img, g.input("w16", Shape.of(dt, 16, 8, 3, 3)), g.input("b16", Shape.of(dt, 16)),
+                    Op.Conv.of(2).withPads(1, 1));
             g.setOutputs(g.pool(ct, Op.Pool.of(Op.Pool.Kind.MAX, 2, 2)),
                     g.pool(ct, Op.Pool.of(Op.Pool.Kind.AVG, 3, 3).withPads(1, 1).withCountIncludePad(false)),
-                    blocked, plain);
+                    blocked, plain, wide);
             try (Session s = new Session(Device.CPU, CompileOptions.defaults().withThreads(1));
                  CompiledGraph cg = s.compile(g)) {
                 Random r = new Random(1);

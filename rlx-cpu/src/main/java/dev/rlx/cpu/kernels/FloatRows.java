@@ -88,4 +88,16 @@ final class FloatRows {
             y.setAtIndex(JAVA_FLOAT, yo + i, v);
         }
     }
+
+    /** {@code y[yo + i] += v} over {@code n} contiguous elements. */
+    static void addScalar(MemorySegment y, long yo, float v, int n) {
+        int bound = F.loopBound(n);
+        for (int i = 0; i < bound; i += F.length()) {
+            long yb = (yo + i) * 4;
+            FloatVector.fromMemorySegment(F, y, yb, LE).add(v).intoMemorySegment(y, yb, LE);
+        }
+        for (int i = bound; i < n; i++) {
+            y.setAtIndex(JAVA_FLOAT, yo + i, y.getAtIndex(JAVA_FLOAT, yo + i) + v);
+        }
+    }
 }
