@@ -24,14 +24,19 @@ final class IndexOps {
             Graph g = c.g();
             Value data = c.in(0);
             Value idx = c.in(1);
-            int axis = Lower.axis(c, c.attrInt("axis", 0), data.rank());
-            c.out(g.gather(flat(g, data), elementOffsets(c, data, idx, axis), 0));
+            c.out(gatherElements(c, data, idx, Lower.axis(c, c.attrInt("axis", 0), data.rank())));
         });
         t.put("ScatterElements", IndexOps::scatterElements);
         t.put("Scatter", IndexOps::scatterElements);
         t.put("GatherND", IndexOps::gatherNd);
         t.put("ScatterND", IndexOps::scatterNd);
         t.put("OneHot", IndexOps::oneHot);
+    }
+
+    /** ONNX GatherElements: {@code out[p] = data[p with coordinate axis replaced by idx[p]]}. */
+    static Value gatherElements(NodeCtx c, Value data, Value idx, int axis) {
+        Graph g = c.g();
+        return g.gather(flat(g, data), elementOffsets(c, data, idx, axis), 0);
     }
 
     private static Value flat(Graph g, Value x) {

@@ -57,7 +57,13 @@ final class NnOps {
         if (a.rank() != 2 || b.rank() != 2) {
             throw c.fail("A %s and B %s must be matrices", a.shape(), b.shape());
         }
-        Value y = g.apply1(new Op.MatMul(c.attrInt("transA", 0) != 0, c.attrInt("transB", 0) != 0), a, b);
+        if (c.attrInt("transA", 0) != 0) {
+            a = g.transpose(a, 1, 0);
+        }
+        if (c.attrInt("transB", 0) != 0) {
+            b = g.transpose(b, 1, 0);
+        }
+        Value y = g.matmul(a, b);
         double alpha = c.attrFloat("alpha", 1f);
         if (alpha != 1) {
             y = g.mul(y, Lower.scalar(g, y.dtype(), alpha));

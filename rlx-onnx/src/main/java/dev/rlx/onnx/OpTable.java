@@ -20,6 +20,8 @@ final class OpTable {
         ReduceOps.register(t);
         NnOps.register(t);
         IndexOps.register(t);
+        LossOps.register(t);
+        ResizeOps.register(t);
         TABLE = Collections.unmodifiableMap(t);
     }
 
