@@ -22,6 +22,7 @@ final class OpTable {
         IndexOps.register(t);
         LossOps.register(t);
         ResizeOps.register(t);
+        QuantOps.register(t);
         TABLE = Collections.unmodifiableMap(t);
     }
 
