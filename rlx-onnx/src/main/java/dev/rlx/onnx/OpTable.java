@@ -23,6 +23,7 @@ final class OpTable {
         LossOps.register(t);
         ResizeOps.register(t);
         QuantOps.register(t);
+        RecurrentOps.register(t);
         TABLE = Collections.unmodifiableMap(t);
     }
 
