@@ -246,16 +246,37 @@ final class Importer {
             throw ctx.fail("subgraph '%s' declares %d inputs but %d are passed", label, sub.inputs().size(), formals.size());
         }
         Graph g = new Graph(label);
+        List<Value> in = new ArrayList<>();
+        for (int i = 0; i < formals.size(); i++) {
+            String name = sub.inputs().get(i).name();
+            in.add(g.input(name.isEmpty() ? "in" + i : name, formals.get(i)));
+        }
         Scope s = new Scope(parent, g);
+        for (String c : captures) {
+            s.define(c, g.input(c, value(parent, c, ctx).shape()));
+        }
+        g.setOutputs(lowerBody(sub, s, in, label, ctx));
+        return g;
+    }
+
+    /**
+     * Lowers the nodes of subgraph {@code sub} in scope {@code s} with its formal inputs bound to
+     * {@code formals} (a value, or a {@link Tensor} known at import time), returning its outputs.
+     */
+    List<Value> lowerBody(OnnxProto.Graph sub, Scope s, List<?> formals, String label, NodeCtx ctx) {
+        if (formals.size() != sub.inputs().size()) {
+            throw ctx.fail("subgraph '%s' declares %d inputs but %d are passed", label, sub.inputs().size(), formals.size());
+        }
         for (TensorDef t : sub.initializers()) {
             s.defineStatic(t.name(), decode(t));
         }
         for (int i = 0; i < formals.size(); i++) {
             String name = sub.inputs().get(i).name();
-            s.define(name, g.input(name.isEmpty() ? "in" + i : name, formals.get(i)));
-        }
-        for (String c : captures) {
-            s.define(c, g.input(c, value(parent, c, ctx).shape()));
+            if (formals.get(i) instanceof Tensor t) {
+                s.defineStatic(name, t);
+            } else {
+                s.define(name, (Value) formals.get(i));
+            }
         }
         lower(sub, s);
         List<Value> outs = new ArrayList<>();
@@ -269,7 +290,18 @@ final class Importer {
         if (outs.isEmpty()) {
             throw ctx.fail("subgraph '%s' has no outputs", label);
         }
-        g.setOutputs(outs);
-        return g;
+        return outs;
+    }
+
+    /**
+     * The value of {@code v} if it can be computed at import time, else null. With {@code bindInputs}, graph
+     * inputs bound by value count as known (and become frozen if used).
+     */
+    Tensor tryStatic(Value v, boolean bindInputs) {
+        try {
+            return evaluator.evaluate(v, bindInputs ? this::source : n -> n.op() instanceof Op.Param p ? weights.get(p.name()) : null);
+        } catch (StaticEvaluator.NotStatic e) {
+            return null;
+        }
     }
 }

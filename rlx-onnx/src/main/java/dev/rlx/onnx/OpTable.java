@@ -24,6 +24,7 @@ final class OpTable {
         ResizeOps.register(t);
         QuantOps.register(t);
         RecurrentOps.register(t);
+        ControlFlowOps.register(t);
         TABLE = Collections.unmodifiableMap(t);
     }
 

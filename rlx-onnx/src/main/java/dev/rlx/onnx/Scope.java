@@ -14,12 +14,15 @@ import java.util.Map;
 final class Scope {
     final Scope parent;
     final Graph graph;
+    /** An inlined body (an unrolled loop iteration) shares its parent's graph and sees all its values. */
+    private final boolean inline;
     private final Map<String, Value> values = new HashMap<>();
     private final Map<String, Tensor> statics = new HashMap<>();
 
     Scope(Scope parent, Graph graph) {
         this.parent = parent;
         this.graph = graph;
+        this.inline = parent != null && parent.graph == graph;
     }
 
     void define(String name, Value v) {
@@ -52,6 +55,9 @@ final class Scope {
         Value v = values.get(name);
         if (v != null) {
             return v;
+        }
+        if (inline && !statics.containsKey(name)) {
+            return parent.lookup(name);
         }
         Tensor t = staticValue(name);
         if (t != null) {
