@@ -25,6 +25,7 @@ final class OpTable {
         QuantOps.register(t);
         RecurrentOps.register(t);
         ControlFlowOps.register(t);
+        EinsumOp.register(t);
         TABLE = Collections.unmodifiableMap(t);
     }
 
