@@ -20,9 +20,9 @@ record ConvGeometry(int[] kernel, int[] strides, int[] dilations, int[] pads) {
             throw c.fail("kernel_shape %s disagrees with the weights' kernel %s",
                     Arrays.toString(c.attrInts("kernel_shape", null)), Arrays.toString(kernel));
         }
-        int[] s = opt(c, "strides", sr, 1);
-        int[] d = opt(c, "dilations", sr, 1);
-        int[] p = opt(c, "pads", 2 * sr, 0);
+        int[] s = ints(c, "strides", sr, 1);
+        int[] d = ints(c, "dilations", sr, 1);
+        int[] p = ints(c, "pads", 2 * sr, 0);
         for (int i = 0; i < sr; i++) {
             if (k[i] <= 0 || s[i] <= 0 || d[i] <= 0) {
                 throw c.fail("kernel %s, strides %s and dilations %s must be positive", Arrays.toString(k),
@@ -49,14 +49,15 @@ record ConvGeometry(int[] kernel, int[] strides, int[] dilations, int[] pads) {
     }
 
     private static int[] req(NodeCtx c, String name, int n) {
-        int[] v = opt(c, name, n, -1);
+        int[] v = ints(c, name, n, -1);
         if (v[0] == -1 && !c.hasAttr(name)) {
             throw c.fail("needs the %s attribute", name);
         }
         return v;
     }
 
-    private static int[] opt(NodeCtx c, String name, int n, int def) {
+    /** INTS attribute {@code name} with {@code n} entries in {@code [0, 2^29]}, or {@code n} copies of {@code def}. */
+    static int[] ints(NodeCtx c, String name, int n, int def) {
         long[] v = c.attrInts(name, null);
         int[] out = new int[n];
         if (v == null) {

@@ -31,6 +31,26 @@ final class IndexOps {
         t.put("GatherND", IndexOps::gatherNd);
         t.put("ScatterND", IndexOps::scatterNd);
         t.put("OneHot", IndexOps::oneHot);
+        t.put("ReverseSequence", IndexOps::reverseSequence);
+    }
+
+    /** Source time index {@code t < len[b] ? len[b] - 1 - t : t}, gathered element-wise along time. */
+    private static void reverseSequence(NodeCtx c) {
+        Graph g = c.g();
+        Value x = c.in(0);
+        int time = Lower.axis(c, c.attrInt("time_axis", 0), x.rank());
+        int batch = Lower.axis(c, c.attrInt("batch_axis", 1), x.rank());
+        if (time == batch) {
+            throw c.fail("time_axis and batch_axis are both %d", time);
+        }
+        int[] bd = new int[x.rank()];
+        Arrays.fill(bd, 1);
+        bd[batch] = x.dim(batch);
+        Value lens = Lower.reshape(g, Lower.cast(g, c.in(1), DType.I64), bd);
+        Value t = ReduceOps.iota(g, x.rank(), time, x.dim(time));
+        Value back = g.sub(g.sub(lens, Lower.scalar(g, DType.I64, 1)), t);
+        Value src = g.expand(g.where(g.lt(t, lens), back, t), x.shape().dims());
+        c.out(gatherElements(c, x, src, time));
     }
 
     /** ONNX GatherElements: {@code out[p] = data[p with coordinate axis replaced by idx[p]]}. */

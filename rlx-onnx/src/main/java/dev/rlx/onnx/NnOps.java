@@ -108,10 +108,10 @@ final class NnOps {
         int sr = in.length;
         String auto = c.attrString("auto_pad", "NOTSET");
         // ConvGeometry's SAME rule is the convolution's; ConvTranspose pads come from the output size below.
-        int[] s = longsOr(c, "strides", sr, 1);
-        int[] d = longsOr(c, "dilations", sr, 1);
-        int[] pads = longsOr(c, "pads", 2 * sr, 0);
-        int[] outPad = longsOr(c, "output_padding", sr, 0);
+        int[] s = ConvGeometry.ints(c, "strides", sr, 1);
+        int[] d = ConvGeometry.ints(c, "dilations", sr, 1);
+        int[] pads = ConvGeometry.ints(c, "pads", 2 * sr, 0);
+        int[] outPad = ConvGeometry.ints(c, "output_padding", sr, 0);
         long[] outShape = c.attrInts("output_shape", null);
         int[] head = new int[sr];
         int[] tail = new int[sr];
@@ -191,18 +191,6 @@ final class NnOps {
         return r;
     }
 
-    private static int[] longsOr(NodeCtx c, String name, int n, int def) {
-        long[] v = c.attrInts(name, null);
-        int[] out = new int[n];
-        if (v == null) {
-            Arrays.fill(out, def);
-            return out;
-        }
-        if (v.length != n) {
-            throw c.fail("%s %s must have %d entries", name, Arrays.toString(v), n);
-        }
-        return Lower.ints(c, v, name);
-    }
 
     private static void pool(NodeCtx c, Op.Pool.Kind kind) {
         Graph g = c.g();
