@@ -84,30 +84,6 @@ final class Lower {
         return out;
     }
 
-    /** Identity permutation of {@code rank} with {@code a} and {@code b} swapped. */
-    static int[] swap(int rank, int a, int b) {
-        int[] p = new int[rank];
-        for (int i = 0; i < rank; i++) {
-            p[i] = i;
-        }
-        p[a] = b;
-        p[b] = a;
-        return p;
-    }
-
-    /** Moves axis {@code from} to the last position. */
-    static int[] toLast(int rank, int from) {
-        int[] p = new int[rank];
-        int k = 0;
-        for (int i = 0; i < rank; i++) {
-            if (i != from) {
-                p[k++] = i;
-            }
-        }
-        p[rank - 1] = from;
-        return p;
-    }
-
     /** The inverse of permutation {@code p}. */
     static int[] inverse(int[] p) {
         int[] q = new int[p.length];

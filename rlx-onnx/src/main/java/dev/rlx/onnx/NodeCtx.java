@@ -73,10 +73,6 @@ final class NodeCtx {
         return in(i).shape().dtype();
     }
 
-    int rank(int i) {
-        return in(i).shape().rank();
-    }
-
     /**
      * The value of input {@code i}, which must be known at import time: an initializer, a constant, a value
      * computed from those, or a graph input bound by value.

@@ -10,7 +10,6 @@ final class OnnxTypes {
         "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"};
 
     static final int FLOAT = 1;
-    static final int INT64 = 7;
     static final int STRING = 8;
 
     /** The ONNX name of {@code code}, e.g. {@code FLOAT16}. */

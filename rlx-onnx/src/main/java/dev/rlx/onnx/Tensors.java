@@ -26,10 +26,6 @@ final class Tensors {
         return out;
     }
 
-    static double[] doubles(Tensor t) {
-        return t.toDoubleArray();
-    }
-
     /** A tensor of {@code dtype} and {@code dims} holding {@code values} converted as a cast would. */
     static Tensor of(DType dtype, int[] dims, double[] values) {
         Shape s = Shape.of(dtype, dims);
@@ -38,11 +34,6 @@ final class Tensors {
             b.put(Tensor.scalar(dtype, v).buffer());
         }
         return Tensor.ofBytes(s, b.array());
-    }
-
-    /** An I64 tensor with {@code dims}. */
-    static Tensor ofLongs(long[] values, int... dims) {
-        return Tensor.of(values, dims);
     }
 
     /** {@code n} copies of the single element of {@code scalar} with {@code dims}. */
