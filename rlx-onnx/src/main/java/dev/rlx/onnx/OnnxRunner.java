@@ -1,0 +1,102 @@
+package dev.rlx.onnx;
+
+import dev.rlx.ir.Shape;
+import dev.rlx.ir.Tensor;
+import dev.rlx.runtime.CompiledGraph;
+import dev.rlx.runtime.Session;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs an ONNX model on whatever input shapes it is given: each new binding of shapes (and of the values of
+ * inputs that decide shapes) is imported and compiled once, through the session's compile cache, and kept.
+ *
+ * <pre>{@code
+ * try (OnnxRunner r = new OnnxRunner(OnnxModel.load(path), session)) {
+ *     Map<String, Tensor> out = r.run(Map.of("x", Tensor.of(data, 1, 3, 224, 224)));
+ * }
+ * }</pre>
+ *
+ * <p>Not thread-safe (it holds compiled graphs, which are used by one thread at a time).
+ */
+public final class OnnxRunner implements AutoCloseable {
+    private final OnnxModel model;
+    private final Session session;
+    private final OnnxBinding base;
+    private final List<Variant> variants = new ArrayList<>();
+
+    private record Variant(Map<String, Shape> shapes, OnnxGraph imported, CompiledGraph compiled) {}
+
+    public OnnxRunner(OnnxModel model, Session session) {
+        this(model, session, OnnxBinding.none());
+    }
+
+    /** A runner whose imports start from {@code base} (e.g. explicit symbolic dims). */
+    public OnnxRunner(OnnxModel model, Session session, OnnxBinding base) {
+        this.model = model;
+        this.session = session;
+        this.base = base;
+    }
+
+    /**
+     * Runs the model on {@code inputs} (every model input, by name) and returns its outputs by name, in the
+     * model's order.
+     */
+    public Map<String, Tensor> run(Map<String, Tensor> inputs) {
+        Variant v = variant(inputs);
+        CompiledGraph c = v.compiled();
+        for (String name : c.inputNames()) {
+            Tensor t = inputs.get(name);
+            if (t == null) {
+                throw new OnnxImportException("input '" + name + "' is not given; the model's inputs are "
+                        + model.inputs().stream().map(OnnxValueInfo::name).toList());
+            }
+            c.setInput(name, t);
+        }
+        c.run();
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        for (int i = 0; i < c.outputCount(); i++) {
+            out.put(v.imported().outputNames().get(i), c.output(i).toTensor());
+        }
+        return out;
+    }
+
+    /** How many shape bindings have been compiled so far. */
+    public int compiledVariants() {
+        return variants.size();
+    }
+
+    private Variant variant(Map<String, Tensor> inputs) {
+        Map<String, Shape> shapes = new LinkedHashMap<>();
+        inputs.forEach((k, t) -> shapes.put(k, t.shape()));
+        for (Variant v : variants) {
+            if (v.shapes().equals(shapes) && frozenMatch(v.imported(), inputs)) {
+                return v;
+            }
+        }
+        OnnxBinding b = new OnnxBinding(shapes, base.dims(), inputs);
+        OnnxGraph g = model.importGraph(b);
+        Variant v = new Variant(shapes, g, g.compile(session));
+        variants.add(v);
+        return v;
+    }
+
+    private static boolean frozenMatch(OnnxGraph g, Map<String, Tensor> inputs) {
+        for (var e : g.frozenInputs().entrySet()) {
+            if (!e.getValue().equals(inputs.get(e.getKey()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public void close() {
+        for (Variant v : variants) {
+            v.compiled().close();
+        }
+        variants.clear();
+    }
+}
