@@ -87,7 +87,10 @@ final class ElementwiseOps {
             c.out(c.g().div(s, Lower.scalar(c.g(), s.dtype(), c.ins().size())));
         });
         t.put("Where", c -> c.out(c.g().where(c.in(0), c.in(1), c.in(2))));
-        t.put("Cast", c -> c.out(Lower.cast(c.g(), c.in(0), castTarget(c, c.attrInt("to", 0)))));
+        t.put("Cast", c -> {
+            DType to = castTarget(c, c.attrInt("to", 0));
+            c.out(Lower.cast(c.g(), to.isFloat() ? c.importer().exactOrSelf(c.in(0)) : c.in(0), to));
+        });
         t.put("CastLike", c -> c.out(Lower.cast(c.g(), c.in(0), c.dtype(1))));
         t.put("Identity", c -> c.out(c.in(0)));
         t.put("Dropout", ElementwiseOps::dropout);

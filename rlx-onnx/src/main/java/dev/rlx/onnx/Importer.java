@@ -10,6 +10,7 @@ import dev.rlx.ir.Tensor;
 import dev.rlx.ir.Value;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,7 @@ final class Importer {
     private final Map<String, Tensor> weights = new LinkedHashMap<>();
     private final Map<String, Tensor> frozen = new LinkedHashMap<>();
     private final Map<String, Integer> symbols = new LinkedHashMap<>();
+    private final Map<Value, Value> exactFloats = new HashMap<>();
     private Graph top;
 
     Importer(OnnxProto.Model model, Path modelDir, OnnxBinding binding) {
@@ -291,6 +293,17 @@ final class Importer {
             throw ctx.fail("subgraph '%s' has no outputs", label);
         }
         return outs;
+    }
+
+    /** Records that integer value {@code v} holds exactly the numbers of float value {@code f}. */
+    void exactFloat(Value v, Value f) {
+        exactFloats.put(v, f);
+    }
+
+    /** A float value of the same graph holding exactly the numbers of {@code v}, or {@code v} itself. */
+    Value exactOrSelf(Value v) {
+        Value f = exactFloats.get(v);
+        return f != null && f.graph() == v.graph() ? f : v;
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.rlx.onnx;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.Op;
+import dev.rlx.ir.Tensor;
 import dev.rlx.ir.Value;
 import java.util.Arrays;
 import java.util.Map;
@@ -33,12 +34,7 @@ final class QuantOps {
             c.out(g.mul(v, scale));
         });
         t.put("DynamicQuantizeLinear", QuantOps::dynamicQuantize);
-        t.put("MatMulInteger", c -> {
-            Graph g = c.g();
-            Value a = centred(g, c.in(0), c.has(2) ? c.in(2) : null, DType.I32, rowZeroPoint(c, 2, c.in(0)));
-            Value b = centred(g, c.in(1), c.has(3) ? c.in(3) : null, DType.I32, null);
-            c.out(g.matmul(a, b));
-        });
+        t.put("MatMulInteger", QuantOps::matMulInteger);
         t.put("ConvInteger", c -> {
             Graph g = c.g();
             Value x = centred(g, c.in(0), c.has(2) ? c.in(2) : null, DType.F64, null);
@@ -65,6 +61,63 @@ final class QuantOps {
             Value ratio = g.div(g.mul(c.in(1), wScale), c.in(6));
             c.out(requantize(g, acc, ratio, c.in(7)));
         });
+    }
+
+    /**
+     * An integer matmul, exact. When B (with its zero point) is known at import and no partial sum can reach
+     * 2^24 in magnitude (|A - zpA| <= 255 times B's largest column sum of |B - zpB|), f32 arithmetic is exact
+     * too: the product runs on the f32 GEMM, and a Cast of the result to float reads the f32 product directly
+     * (see {@link Importer#exactFloat}). Otherwise it runs in I32.
+     */
+    private static void matMulInteger(NodeCtx c) {
+        Graph g = c.g();
+        Value a = c.in(0);
+        Value zpA = c.has(2) ? c.in(2) : null;
+        Tensor b = c.importer().tryStatic(c.in(1), false);
+        Tensor zpB = !c.has(3) ? null : c.importer().tryStatic(c.in(3), false);
+        if (b != null && b.shape().rank() == 2 && (zpB != null || !c.has(3)) && a.rank() >= 2) {
+            float[] centredB = centredMatrix(b, zpB);
+            if (centredB != null) {
+                Value af = centred(g, c.importer().exactOrSelf(a), zpA == null ? null : c.importer().exactOrSelf(zpA),
+                        DType.F32, rowZeroPoint(c, 2, a));
+                Value y = g.matmul(af, g.constant(Tensor.of(centredB, b.shape().dims())));
+                Value out = g.cast(y, DType.I32);
+                c.importer().exactFloat(out, y);
+                c.out(out);
+                return;
+            }
+        }
+        Value ai = centred(g, a, zpA, DType.I32, rowZeroPoint(c, 2, a));
+        Value bi = centred(g, c.in(1), c.has(3) ? c.in(3) : null, DType.I32, null);
+        c.out(g.matmul(ai, bi));
+    }
+
+    /**
+     * {@code b - zp} as floats ({@code zp} a scalar or one per column, may be null), or null when some column's
+     * sum of magnitudes times 255 reaches 2^24, where f32 sums could round.
+     */
+    private static float[] centredMatrix(Tensor b, Tensor zp) {
+        int k = b.shape().dim(0);
+        int n = b.shape().dim(1);
+        if (zp != null && zp.shape().elementCount() != 1 && zp.shape().elementCount() != n) {
+            return null;
+        }
+        float[] out = new float[k * n];
+        double[] colSum = new double[n];
+        for (int i = 0; i < k; i++) {
+            for (int j = 0; j < n; j++) {
+                double v = b.getDouble((long) i * n + j)
+                        - (zp == null ? 0 : zp.getDouble(zp.shape().elementCount() == 1 ? 0 : j));
+                out[i * n + j] = (float) v;
+                colSum[j] += Math.abs(v);
+            }
+        }
+        for (double s : colSum) {
+            if (s * 255 >= 1 << 24) {
+                return null;
+            }
+        }
+        return out;
     }
 
     /** A scale or zero point: a scalar, or 1-D along {@code axis} of {@code x} and reshaped to broadcast. */
@@ -113,7 +166,26 @@ final class QuantOps {
         Value scale = g.div(g.sub(hi, lo), Lower.scalar(g, x.dtype(), 255));
         Value zpf = saturate(g, g.round(g.sub(zero, g.div(lo, scale))), DType.U8);
         Value zp = g.cast(zpf, DType.U8);
-        c.out(quantize(g, x, scale, zp, DType.U8), scale, zp);
+        Value qf = saturate(g, g.add(roundBounded(g, g.div(x, scale)), zpf), DType.U8);
+        Value q = g.cast(qf, DType.U8);
+        // both are whole numbers in [0, 255] before the cast: a consumer wanting floats can take them as they are
+        c.importer().exactFloat(q, qf);
+        c.importer().exactFloat(zp, zpf);
+        c.out(q, scale, zp);
+    }
+
+    /**
+     * Round half to even of f32 {@code v} with {@code |v| < 2^22}, as {@code (v + 1.5 * 2^23) - 1.5 * 2^23}: the
+     * add lands in a binade where the float spacing is 1, so the hardware's round-to-nearest-even does the
+     * rounding, and the subtraction is exact. Two element-wise adds, where the generic round is a scalar loop.
+     * DynamicQuantizeLinear's {@code x / scale} qualifies: {@code |x| <= 255 * scale} by construction.
+     */
+    private static Value roundBounded(Graph g, Value v) {
+        if (v.dtype() != DType.F32) {
+            return g.round(v);
+        }
+        Value shift = Lower.scalar(g, DType.F32, 0x1.8p23);
+        return g.sub(g.add(v, shift), shift);
     }
 
     /** {@code x - zp} in {@code t}; a zero point of several entries takes {@code zpShape} to broadcast. */
