@@ -1,6 +1,7 @@
 package dev.rlx.cpu;
 
 import static dev.rlx.cpu.testing.Close.assertClose;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.rlx.ir.DType;
@@ -120,6 +121,26 @@ class OptimizationEquivalenceTest {
         }
         data.put("keep", k);
         assertEquivalent(g, data, 1e-5);
+    }
+
+    @Test
+    void writtenOutLayerNorm_fusesIntoOneKernel_andMatches() {
+        Random r = new Random(8);
+        Graph g = new Graph("onnx_layer_norm"); // as PyTorch's ONNX export writes LayerNorm
+        Value x = g.input("x", Shape.of(DType.F32, 2, 5, 48));
+        Value gamma = g.param("gamma", Shape.of(DType.F32, 48));
+        Value beta = g.param("beta", Shape.of(DType.F32, 48));
+        Value d = g.sub(x, g.reduceMean(x, true, 2));
+        Value var = g.reduceMean(g.pow(d, g.scalar(2f)), true, 2);
+        g.setOutputs(g.add(g.mul(g.div(d, g.sqrt(g.add(var, g.scalar(1e-12f)))), gamma), beta));
+        Map<String, float[]> data = new HashMap<>();
+        for (Value v : List.of(x, gamma, beta)) {
+            data.put(g.nameOf(v), random(r, v.shape()));
+        }
+        assertEquivalent(g, data, 1e-5);
+        try (Session s = new Session(Device.CPU); CompiledGraph c = s.compile(g)) {
+            assertEquals(1, c.kernelCount(), c.graph().toString());
+        }
     }
 
     @Test

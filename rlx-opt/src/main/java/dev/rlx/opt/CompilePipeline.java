@@ -28,7 +28,8 @@ public final class CompilePipeline {
     /**
      * The passes a compile runs: the precision policy first (so fusion sees final dtypes), then, when
      * {@code optimize}: simplification, constant folding (when an evaluator is given), common
-     * subexpressions, dead code, transposes folded into matmuls, residual + norm fusion and element-wise / matmul-epilogue fusion (each only
+     * subexpressions, dead code, written-out layer norms fused (if the backend {@code supported} LAYER_NORM),
+     * transposes folded into matmuls, residual + norm fusion and element-wise / matmul-epilogue fusion (each only
      * if the backend {@code supported} the fused kind), and dead code again.
      */
     public static CompilePipeline standard(PrecisionPolicy precision, boolean optimize, Set<OpKind> supported,
@@ -44,6 +45,10 @@ public final class CompilePipeline {
             }
             p.add(new CommonSubexpressionElimination());
             p.add(new DeadCodeElimination());
+            if (supported.contains(OpKind.LAYER_NORM)) {
+                p.add(new LayerNormFusion());
+                p.add(new DeadCodeElimination());
+            }
             p.add(new TransposeFolding());
             p.add(new DeadCodeElimination());
             if (supported.contains(OpKind.ADD_NORM)) {

@@ -1,0 +1,176 @@
+package dev.rlx.opt;
+
+import dev.rlx.ir.BinaryKind;
+import dev.rlx.ir.Graph;
+import dev.rlx.ir.Node;
+import dev.rlx.ir.Op;
+import dev.rlx.ir.ReduceKind;
+import dev.rlx.ir.Shape;
+import dev.rlx.ir.UnaryKind;
+import dev.rlx.ir.Value;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Layer norm written out in element-wise ops, as exporters such as PyTorch's ONNX export emit it, becomes one
+ * {@link Op.LayerNorm}:
+ * <pre>
+ *   m = mean(x, trailing axes); d = x - m; v = mean(d^2 or d*d, same axes)
+ *   y = d / sqrt(v + eps) * gamma + beta
+ * </pre>
+ * {@code eps} must be a positive scalar constant, {@code gamma} and {@code beta} exactly x's normalised dims,
+ * and the intermediate values must have no other readers. One kernel then reads x twice instead of nine
+ * kernels writing seven tensors, and the norm's statistics are summed in double.
+ */
+public final class LayerNormFusion implements Pass {
+    @Override
+    public String name() {
+        return "fuse_layer_norm";
+    }
+
+    /** A matched norm: the values the fused op reads. */
+    private record Match(Value x, Value gamma, Value beta, int axis, float eps) {}
+
+    @Override
+    public Graph apply(Graph g) {
+        Uses uses = new Uses(g);
+        Map<Node, Match> matches = new HashMap<>();
+        for (Node n : g.nodes()) {
+            Match m = match(n, uses);
+            if (m != null) {
+                matches.put(n, m);
+            }
+        }
+        if (matches.isEmpty()) {
+            return g;
+        }
+        return Rewriter.rewrite(g, (n, r) -> {
+            Match m = matches.get(n);
+            if (m == null) {
+                r.copy(n);
+                return;
+            }
+            List<Value> in = List.of(r.get(m.x()), r.get(m.gamma()), r.get(m.beta()));
+            r.replace(n, r.emit(new Op.LayerNorm(m.axis(), m.eps()), in));
+        });
+    }
+
+    /** {@code n} as the final {@code + beta} of a written-out layer norm, or null. */
+    private static Match match(Node n, Uses uses) {
+        if (!isBinary(n, BinaryKind.ADD) || !n.output().dtype().isFloat()) {
+            return null;
+        }
+        for (int side = 0; side < 2; side++) {
+            Value scaled = n.inputs().get(side);
+            Value beta = n.inputs().get(1 - side);
+            Node mul = single(scaled, uses);
+            if (mul == null || !isBinary(mul, BinaryKind.MUL)) {
+                continue;
+            }
+            for (int s2 = 0; s2 < 2; s2++) {
+                Node div = single(mul.inputs().get(s2), uses);
+                Value gamma = mul.inputs().get(1 - s2);
+                Match m = div == null ? null : normalized(div, uses, gamma, beta, n);
+                if (m != null) {
+                    return m;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** {@code div} as {@code (x - mean) / sqrt(var + eps)}, completed with gamma and beta, or null. */
+    private static Match normalized(Node div, Uses uses, Value gamma, Value beta, Node out) {
+        if (!isBinary(div, BinaryKind.DIV)) {
+            return null;
+        }
+        Node sub = div.inputs().get(0).node();
+        Node sqrt = single(div.inputs().get(1), uses);
+        if (!isBinary(sub, BinaryKind.SUB) || sqrt == null
+                || !(sqrt.op() instanceof Op.Unary u && u.op() == UnaryKind.SQRT)) {
+            return null;
+        }
+        Node addEps = single(sqrt.inputs().get(0), uses);
+        if (addEps == null || !isBinary(addEps, BinaryKind.ADD)) {
+            return null;
+        }
+        Float eps = null;
+        Node var = null;
+        for (int s = 0; s < 2 && eps == null; s++) {
+            eps = scalarConstant(addEps.inputs().get(1 - s));
+            var = single(addEps.inputs().get(s), uses);
+        }
+        if (eps == null || var == null || !(eps > 0)) {
+            return null;
+        }
+        Value x = sub.inputs().get(0);
+        Node mean = single(sub.inputs().get(1), uses);
+        Node square = var.op() instanceof Op.Reduce ? single(var.inputs().get(0), uses) : null;
+        int axis = meanAxis(mean, x);
+        if (axis < 0 || !squares(square, sub.output()) || meanAxis(var, square.output()) != axis) {
+            return null;
+        }
+        // x - mean is read by the square (once, or twice as d * d) and the division, nothing else
+        if (uses.of(sub.output()) != (isBinary(square, BinaryKind.MUL) ? 3 : 2)) {
+            return null;
+        }
+        if (!fitsTrailing(gamma, x, axis) || !fitsTrailing(beta, x, axis) || !out.shape().equals(x.shape())) {
+            return null;
+        }
+        return new Match(x, gamma, beta, axis, eps);
+    }
+
+    /** {@code d^2} or {@code d*d}. */
+    private static boolean squares(Node n, Value d) {
+        if (n == null) {
+            return false;
+        }
+        if (isBinary(n, BinaryKind.MUL)) {
+            return n.inputs().get(0).equals(d) && n.inputs().get(1).equals(d);
+        }
+        Float p = isBinary(n, BinaryKind.POW) ? scalarConstant(n.inputs().get(1)) : null;
+        return p != null && p == 2f && n.inputs().get(0).equals(d);
+    }
+
+    /**
+     * The first axis of a keep-dims mean of {@code of} over its trailing axes {@code [axis, rank)}, or -1 when
+     * {@code n} is something else.
+     */
+    private static int meanAxis(Node n, Value of) {
+        if (n == null || !(n.op() instanceof Op.Reduce r) || r.op() != ReduceKind.MEAN || !r.keepDims()
+                || !n.inputs().get(0).equals(of) || r.axes().isEmpty()) {
+            return -1;
+        }
+        int rank = of.rank();
+        List<Integer> axes = r.axes().stream().map(a -> a < 0 ? a + rank : a).sorted().toList();
+        for (int i = 0; i < axes.size(); i++) {
+            if (axes.get(i) != rank - axes.size() + i) {
+                return -1;
+            }
+        }
+        return rank - axes.size();
+    }
+
+    /** {@code p} is exactly x's trailing dims {@code [axis, rank)} in x's dtype, as the fused op wants it. */
+    private static boolean fitsTrailing(Value p, Value x, int axis) {
+        return p.shape().equals(Shape.of(x.dtype(), x.shape().dimList().subList(axis, x.rank())));
+    }
+
+    private static boolean isBinary(Node n, BinaryKind k) {
+        return n != null && n.op() instanceof Op.Binary b && b.op() == k;
+    }
+
+    /** The node producing {@code v} when {@code v} has exactly one reader, else null. */
+    private static Node single(Value v, Uses uses) {
+        return uses.of(v) == 1 ? v.node() : null;
+    }
+
+    /** The value of a one-element floating constant, or null. */
+    private static Float scalarConstant(Value v) {
+        if (v.node().op() instanceof Op.Constant c && c.value().shape().elementCount() == 1 && v.dtype().isFloat()) {
+            return (float) c.value().getDouble(0);
+        }
+        return null;
+    }
+}
