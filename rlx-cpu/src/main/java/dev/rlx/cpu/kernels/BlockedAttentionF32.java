@@ -58,7 +58,7 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
     private final Sgemm.Workspace[] workspaces;
     private final Parallel parallel;
 
-    /** Whether the blocked kernel takes this attention: f32, no mask operand, no softcap, at least a quarter block of queries. */
+    /** Whether the blocked kernel takes this attention: f32, no mask operand or softcap, >= BQ/4 queries. */
     static boolean applies(Node n, LowerContext ctx) {
         Op.Attention a = (Op.Attention) n.op();
         return ctx.in(n, 0).dtype() == DType.F32 && n.inputs().size() == 3 && a.softcap() == 0
@@ -191,7 +191,7 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
             FloatVector sum = FloatVector.zero(F);
             for (int j = first; j <= last; j++) {
                 long at = ((long) j * BQ + c) * 4;
-                FloatVector p = FloatVector.fromMemorySegment(F, s, at, LE).sub(max).lanewise(VectorOperators.EXP);
+                FloatVector p = VectorMath.expNonPositive(FloatVector.fromMemorySegment(F, s, at, LE).sub(max));
                 p.intoMemorySegment(s, at, LE);
                 sum = sum.add(p);
             }

@@ -42,7 +42,8 @@ final class RowsF32 {
         for (int b = 0; b < len; b += BLOCK) {
             int end = Math.min(len, b + BLOCK);
             int bound = b + F.loopBound(end - b);
-            FloatVector a0 = FloatVector.zero(F), a1 = FloatVector.zero(F), a2 = FloatVector.zero(F), a3 = FloatVector.zero(F);
+            FloatVector a0 = FloatVector.zero(F);
+            FloatVector a1 = a0, a2 = a0, a3 = a0;
             int j = b;
             for (int bound4 = b + (bound - b) / (4 * W) * (4 * W); j < bound4; j += 4 * W) {
                 long at = (xo + j) * 4;
@@ -69,7 +70,8 @@ final class RowsF32 {
         for (int b = 0; b < len; b += BLOCK) {
             int end = Math.min(len, b + BLOCK);
             int bound = b + F.loopBound(end - b);
-            FloatVector a0 = FloatVector.zero(F), a1 = FloatVector.zero(F), a2 = FloatVector.zero(F), a3 = FloatVector.zero(F);
+            FloatVector a0 = FloatVector.zero(F);
+            FloatVector a1 = a0, a2 = a0, a3 = a0;
             int j = b;
             for (int bound4 = b + (bound - b) / (4 * W) * (4 * W); j < bound4; j += 4 * W) {
                 long at = (xo + j) * 4;
@@ -96,7 +98,10 @@ final class RowsF32 {
         return total;
     }
 
-    /** Writes {@code y = exp(x - shift)} and returns its sum (softmax with the row max as shift). */
+    /**
+     * Writes {@code y = exp(x - shift)} and returns its sum (softmax with the row max as shift, so every
+     * exponent is <= 0: {@link VectorMath#expNonPositive}).
+     */
     static double expShiftedSum(MemorySegment x, long xo, MemorySegment y, long yo, int len, float shift) {
         double total = 0;
         for (int b = 0; b < len; b += BLOCK) {
@@ -105,24 +110,24 @@ final class RowsF32 {
             FloatVector a0 = FloatVector.zero(F), a1 = FloatVector.zero(F);
             int j = b;
             for (int bound2 = b + (bound - b) / (2 * W) * (2 * W); j < bound2; j += 2 * W) {
-                FloatVector e0 = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).sub(shift)
-                        .lanewise(VectorOperators.EXP);
-                FloatVector e1 = FloatVector.fromMemorySegment(F, x, (xo + j + W) * 4, LE).sub(shift)
-                        .lanewise(VectorOperators.EXP);
+                FloatVector x0 = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+                FloatVector x1 = FloatVector.fromMemorySegment(F, x, (xo + j + W) * 4, LE);
+                FloatVector e0 = VectorMath.expNonPositive(x0.sub(shift));
+                FloatVector e1 = VectorMath.expNonPositive(x1.sub(shift));
                 e0.intoMemorySegment(y, (yo + j) * 4, LE);
                 e1.intoMemorySegment(y, (yo + j + W) * 4, LE);
                 a0 = a0.add(e0);
                 a1 = a1.add(e1);
             }
             for (; j < bound; j += W) {
-                FloatVector e = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).sub(shift)
-                        .lanewise(VectorOperators.EXP);
+                FloatVector xv = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+                FloatVector e = VectorMath.expNonPositive(xv.sub(shift));
                 e.intoMemorySegment(y, (yo + j) * 4, LE);
                 a0 = a0.add(e);
             }
             float part = a0.add(a1).reduceLanes(VectorOperators.ADD);
             for (; j < end; j++) {
-                float e = (float) Math.exp(x.getAtIndex(JAVA_FLOAT, xo + j) - shift);
+                float e = VectorMath.expNonPositive(x.getAtIndex(JAVA_FLOAT, xo + j) - shift);
                 y.setAtIndex(JAVA_FLOAT, yo + j, e);
                 part += e;
             }
