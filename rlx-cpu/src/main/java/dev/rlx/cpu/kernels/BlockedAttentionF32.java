@@ -47,10 +47,7 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
     private final boolean causal;
     private final int window;
     private final float scale;
-    private final MemorySegment mask; // null without a mask operand; else the same for every query
-    private final boolean keepMask;   // BOOL: keep where true; else additive
-    private final DType maskType;
-    private final long[] maskStrides;
+    private final AttentionMask mask; // the same for every query
     private final int blocks; // query blocks per head
     private final int units;  // B * numHeads * blocks
     private final int parts;
@@ -70,14 +67,7 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
         if (ctx.in(n, 0).dtype() != DType.F32 || a.softcap() != 0 || q.seq() < BQ / 4) {
             return false;
         }
-        return n.inputs().size() == 3 || maskStrides(n, ctx, q)[2] == 0;
-    }
-
-    /** The mask operand's element strides over {@code [B, numHeads, Sq, Sk]} (0 along broadcast dims). */
-    private static long[] maskStrides(Node n, LowerContext ctx, HeadView q) {
-        Op.Attention a = (Op.Attention) n.op();
-        int sk = HeadView.of(ctx.in(n, 1).shape(), a.layout(), a.headDim()).seq();
-        return Walk.broadcast(ctx.in(n, 3).shape(), new int[] {q.batch(), a.numHeads(), q.seq(), sk});
+        return AttentionMask.of(n, ctx).strides()[2] == 0; // no mask, or one the same for every query
     }
 
     BlockedAttentionF32(Node n, LowerContext ctx) {
@@ -98,18 +88,7 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
         this.causal = a.mask() != Op.Attention.Mask.NONE;
         this.window = a.mask() == Op.Attention.Mask.SLIDING_WINDOW ? a.window() : Math.max(1, sk);
         this.scale = a.scale();
-        if (n.inputs().size() == 4) {
-            Buf m = ctx.in(n, 3);
-            this.mask = m.seg();
-            this.keepMask = m.dtype() == DType.BOOL;
-            this.maskType = m.dtype();
-            this.maskStrides = maskStrides(n, ctx, qv);
-        } else {
-            this.mask = null;
-            this.keepMask = false;
-            this.maskType = null;
-            this.maskStrides = new long[4];
-        }
+        this.mask = AttentionMask.of(n, ctx);
         this.blocks = (sq + BQ - 1) / BQ;
         this.units = qv.batch() * numHeads * blocks;
         long work = (long) qv.batch() * numHeads * sq * sk * headDim;
@@ -181,7 +160,7 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
         // S^T[j, i - q0] = K[j] . Q[i] for the visible keys j in [first, last]
         Sgemm.multiply(keys[b * numKvHeads + kh], queriesT[b * numHeads + h], s, -q0, BQ, first, last + 1, q0, q1,
                 0, headDim, workspaces[part], null);
-        softmaxColumns(s, sums[part], first, last, q0, b * maskStrides[0] + h * maskStrides[1]);
+        softmaxColumns(s, sums[part], first, last, q0, mask.row(b, h, 0));
         // O[i] = sum_j P^T[i, j] V[j], then O[i] /= sum_i
         Sgemm.multiply(probsT[part], values[b * numKvHeads + kh], out, outRow, qv.seqStride(), 0, nq, 0, headDim,
                 first, last + 1, workspaces[part], null);
@@ -209,7 +188,7 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
                 int lo = causal ? j - shift - q0 - c : 0;
                 int end = causal ? lo + window : W;
                 VectorMask<Float> seen = F.indexInRange(-lo, W - lo).and(F.indexInRange(0, end));
-                float add = mask == null ? 0f : keyMask(maskRow + j * maskStrides[3]);
+                float add = mask.present() ? keyMask(maskRow + j * mask.strides()[3]) : 0f;
                 FloatVector x = FloatVector.fromMemorySegment(F, s, at, LE).mul(scale).add(add)
                         .blend(Float.NEGATIVE_INFINITY, seen.not());
                 x.intoMemorySegment(s, at, LE);
@@ -232,9 +211,6 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
 
     /** The key mask's term for one key: its additive value, or 0 / -inf for a kept / dropped key. */
     private float keyMask(long at) {
-        if (keepMask) {
-            return Elements.getBool(mask, at) ? 0f : Float.NEGATIVE_INFINITY;
-        }
-        return (float) Elements.getD(mask, at, maskType);
+        return mask.drops(at) ? Float.NEGATIVE_INFINITY : (float) mask.added(at);
     }
 }
