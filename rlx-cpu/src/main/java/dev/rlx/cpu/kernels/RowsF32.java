@@ -42,20 +42,20 @@ final class RowsF32 {
         for (int b = 0; b < len; b += BLOCK) {
             int end = Math.min(len, b + BLOCK);
             int bound = b + F.loopBound(end - b);
-            FloatVector a0 = FloatVector.zero(F);
-            FloatVector a1 = a0, a2 = a0, a3 = a0;
+            FloatVector acc = FloatVector.zero(F);
             int j = b;
             for (int bound4 = b + (bound - b) / (4 * W) * (4 * W); j < bound4; j += 4 * W) {
                 long at = (xo + j) * 4;
-                a0 = a0.add(FloatVector.fromMemorySegment(F, x, at, LE).sub(shift));
-                a1 = a1.add(FloatVector.fromMemorySegment(F, x, at + 4L * W, LE).sub(shift));
-                a2 = a2.add(FloatVector.fromMemorySegment(F, x, at + 8L * W, LE).sub(shift));
-                a3 = a3.add(FloatVector.fromMemorySegment(F, x, at + 12L * W, LE).sub(shift));
+                FloatVector v0 = FloatVector.fromMemorySegment(F, x, at, LE).sub(shift);
+                FloatVector v1 = FloatVector.fromMemorySegment(F, x, at + 4L * W, LE).sub(shift);
+                FloatVector v2 = FloatVector.fromMemorySegment(F, x, at + 8L * W, LE).sub(shift);
+                FloatVector v3 = FloatVector.fromMemorySegment(F, x, at + 12L * W, LE).sub(shift);
+                acc = acc.add(v0.add(v1).add(v2.add(v3)));
             }
             for (; j < bound; j += W) {
-                a0 = a0.add(FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).sub(shift));
+                acc = acc.add(FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).sub(shift));
             }
-            float part = a0.add(a1).add(a2.add(a3)).reduceLanes(VectorOperators.ADD);
+            float part = acc.reduceLanes(VectorOperators.ADD);
             for (; j < end; j++) {
                 part += x.getAtIndex(JAVA_FLOAT, xo + j) - shift;
             }
@@ -70,8 +70,7 @@ final class RowsF32 {
         for (int b = 0; b < len; b += BLOCK) {
             int end = Math.min(len, b + BLOCK);
             int bound = b + F.loopBound(end - b);
-            FloatVector a0 = FloatVector.zero(F);
-            FloatVector a1 = a0, a2 = a0, a3 = a0;
+            FloatVector acc = FloatVector.zero(F);
             int j = b;
             for (int bound4 = b + (bound - b) / (4 * W) * (4 * W); j < bound4; j += 4 * W) {
                 long at = (xo + j) * 4;
@@ -79,16 +78,13 @@ final class RowsF32 {
                 FloatVector d1 = FloatVector.fromMemorySegment(F, x, at + 4L * W, LE).sub(mean);
                 FloatVector d2 = FloatVector.fromMemorySegment(F, x, at + 8L * W, LE).sub(mean);
                 FloatVector d3 = FloatVector.fromMemorySegment(F, x, at + 12L * W, LE).sub(mean);
-                a0 = d0.fma(d0, a0);
-                a1 = d1.fma(d1, a1);
-                a2 = d2.fma(d2, a2);
-                a3 = d3.fma(d3, a3);
+                acc = acc.add(d0.mul(d0).add(d1.mul(d1)).add(d2.mul(d2).add(d3.mul(d3))));
             }
             for (; j < bound; j += W) {
                 FloatVector d = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).sub(mean);
-                a0 = d.fma(d, a0);
+                acc = d.fma(d, acc);
             }
-            float part = a0.add(a1).add(a2.add(a3)).reduceLanes(VectorOperators.ADD);
+            float part = acc.reduceLanes(VectorOperators.ADD);
             for (; j < end; j++) {
                 float d = x.getAtIndex(JAVA_FLOAT, xo + j) - mean;
                 part += d * d;
@@ -107,7 +103,7 @@ final class RowsF32 {
         for (int b = 0; b < len; b += BLOCK) {
             int end = Math.min(len, b + BLOCK);
             int bound = b + F.loopBound(end - b);
-            FloatVector a0 = FloatVector.zero(F), a1 = FloatVector.zero(F);
+            FloatVector acc = FloatVector.zero(F);
             int j = b;
             for (int bound2 = b + (bound - b) / (2 * W) * (2 * W); j < bound2; j += 2 * W) {
                 FloatVector x0 = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
@@ -116,16 +112,15 @@ final class RowsF32 {
                 FloatVector e1 = VectorMath.expNonPositive(x1.sub(shift));
                 e0.intoMemorySegment(y, (yo + j) * 4, LE);
                 e1.intoMemorySegment(y, (yo + j + W) * 4, LE);
-                a0 = a0.add(e0);
-                a1 = a1.add(e1);
+                acc = acc.add(e0.add(e1));
             }
             for (; j < bound; j += W) {
                 FloatVector xv = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
                 FloatVector e = VectorMath.expNonPositive(xv.sub(shift));
                 e.intoMemorySegment(y, (yo + j) * 4, LE);
-                a0 = a0.add(e);
+                acc = acc.add(e);
             }
-            float part = a0.add(a1).reduceLanes(VectorOperators.ADD);
+            float part = acc.reduceLanes(VectorOperators.ADD);
             for (; j < end; j++) {
                 float e = VectorMath.expNonPositive(x.getAtIndex(JAVA_FLOAT, xo + j) - shift);
                 y.setAtIndex(JAVA_FLOAT, yo + j, e);
@@ -173,22 +168,23 @@ final class RowsF32 {
      */
     static float extreme(MemorySegment x, long xo, int len, boolean largest) {
         float sign = largest ? 1f : -1f;
-        FloatVector a0 = FloatVector.broadcast(F, Float.NEGATIVE_INFINITY);
-        FloatVector a1 = a0, a2 = a0, a3 = a0; // four chains: Java's max is several instructions deep
+        FloatVector acc = FloatVector.broadcast(F, Float.NEGATIVE_INFINITY);
         int j = 0;
         int bound = F.loopBound(len);
         for (int bound4 = bound / (4 * W) * (4 * W); j < bound4; j += 4 * W) {
             long at = (xo + j) * 4;
-            // lane-wise Math.max: NaN propagates
-            a0 = a0.max(FloatVector.fromMemorySegment(F, x, at, LE).mul(sign));
-            a1 = a1.max(FloatVector.fromMemorySegment(F, x, at + 4L * W, LE).mul(sign));
-            a2 = a2.max(FloatVector.fromMemorySegment(F, x, at + 8L * W, LE).mul(sign));
-            a3 = a3.max(FloatVector.fromMemorySegment(F, x, at + 12L * W, LE).mul(sign));
+            // lane-wise Math.max (NaN propagates), several instructions deep in Java: a tree of four per step
+            // keeps the one loop-carried chain short
+            FloatVector v0 = FloatVector.fromMemorySegment(F, x, at, LE).mul(sign);
+            FloatVector v1 = FloatVector.fromMemorySegment(F, x, at + 4L * W, LE).mul(sign);
+            FloatVector v2 = FloatVector.fromMemorySegment(F, x, at + 8L * W, LE).mul(sign);
+            FloatVector v3 = FloatVector.fromMemorySegment(F, x, at + 12L * W, LE).mul(sign);
+            acc = acc.max(v0.max(v1).max(v2.max(v3)));
         }
         for (; j < bound; j += W) {
-            a0 = a0.max(FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).mul(sign));
+            acc = acc.max(FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).mul(sign));
         }
-        float m = a0.max(a1).max(a2.max(a3)).reduceLanes(VectorOperators.MAX);
+        float m = acc.reduceLanes(VectorOperators.MAX);
         for (; j < len; j++) {
             m = Math.max(m, x.getAtIndex(JAVA_FLOAT, xo + j) * sign);
         }
