@@ -15,7 +15,8 @@ import org.openjdk.jmh.runner.options.CommandLineOptionException;
 /**
  * JMH's command line ({@code ./rlx-bench/run}), plus a table of ratios against peers measured in the same run:
  * for every benchmark class and parameter set that has an {@code rlx} method, each other method's score over
- * the {@code rlx} score (for time modes, above 1 means RLX is faster).
+ * the {@code rlx} score (for time modes, above 1 means RLX is faster); for {@link CpuSuiteBenchmark}, also the
+ * suite's table of rates, JSON and chart ({@link CpuSuiteReport}).
  */
 public final class BenchMain {
     private BenchMain() {}
@@ -33,7 +34,9 @@ public final class BenchMain {
             org.openjdk.jmh.Main.main(args);
             return;
         }
-        System.out.print(ratios(new Runner(options).run()));
+        Collection<RunResult> results = new Runner(options).run();
+        System.out.print(ratios(results));
+        CpuSuiteReport.report(results);
     }
 
     /** The ratio table, or an empty string when no benchmark has both an {@code rlx} method and a peer. */

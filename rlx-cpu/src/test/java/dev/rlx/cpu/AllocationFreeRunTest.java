@@ -22,12 +22,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Tag;
 
 /**
  * After warm-up, {@code setInput + run + output(0).copyTo} allocates nothing, measured with the JVM's
  * per-thread allocation counter (10,000 calls of the quickstart; 1,000 of a larger graph split across the
  * worker pool), on the calling thread and on the worker threads.
  */
+@Tag("allocation") // runs in its own JVM: see the surefire configuration
 class AllocationFreeRunTest {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();

@@ -278,4 +278,28 @@ class AttentionKernelsTest {
         // exactly the threshold of 16 queries, 300 keys: one short block, a long score column
         check(Case.of(Op.Attention.of(2, 2, 64).withScale(0.3f), 1, 16, 300).withRank3(), 34);
     }
+
+    @Test
+    void blocked_keyPaddingAdditiveMask() {
+        // BERT-style [B, 1, 1, Sk] mask: the same for every query, so the blocked kernel takes it
+        Random r = new Random(35);
+        Ref mask = Ref.random(r, -3, 1, 2, 1, 1, 45);
+        for (int k = 40; k < 45; k++) {
+            mask.data()[k] = Double.NEGATIVE_INFINITY; // padding keys of batch 0
+        }
+        check(Case.of(Op.Attention.of(3, 3, 16), 2, 40, 45).withAdditiveMask(mask).withThreads(2), 35);
+    }
+
+    @Test
+    void blocked_keyKeepMaskWithCausal() {
+        Random r = new Random(36);
+        check(Case.of(Op.Attention.of(2, 1, 16).causal(), 2, 33, 50)
+                .withKeepMask(Ref.randomInts(r, 0, 2, 2, 1, 1, 50)), 36);
+    }
+
+    @Test
+    void blocked_queryVaryingMaskFallsBackToRows() {
+        Random r = new Random(37);
+        check(Case.of(Op.Attention.of(2, 2, 16), 1, 20, 30).withAdditiveMask(Ref.random(r, -2, 2, 20, 30)), 37);
+    }
 }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The reduce, norm and index kernels allocate nothing per run once the JIT has compiled them, even after
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * that cross a call or a choice between operations can keep their boxes in compiled code; that only shows
  * up under such profile histories).
  */
+@Tag("allocation") // runs in its own JVM: see the surefire configuration
 class AxisKernelsAllocationTest {
     /** Runs needed in a row with zero allocation; the JIT gets up to {@link #LIMIT_NS} to get there. */
     private static final int QUIET_RUNS = 200;

@@ -16,11 +16,13 @@ import dev.rlx.runtime.Session;
 import java.lang.management.ManagementFactory;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The attention, rope, conv, conv-transpose and pool kernels allocate nothing per run (STYLE 12): measured
  * with {@code ThreadMXBean} on one thread, after warm-up so the JIT has compiled the vector loops.
  */
+@Tag("allocation") // runs in its own JVM: see the surefire configuration
 class NnKernelsAllocationTest {
     /**
      * Bytes allocated by 100 runs, measured window after window until one allocates nothing (the JIT has

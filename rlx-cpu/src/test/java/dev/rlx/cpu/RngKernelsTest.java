@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Tag;
 
 /** RngNormal / RngUniform on the CPU backend: statistics, determinism, streams, reseeding. */
 class RngKernelsTest {
@@ -239,6 +240,7 @@ class RngKernelsTest {
         }
     }
 
+    @Tag("allocation")
     @Test
     void run_allocatesNothing() {
         Graph g = new Graph("alloc");

@@ -44,10 +44,7 @@ final class AttentionKernel implements Kernel, RangeTask {
     private final int window; // visible keys up to the causal limit: Op window, or sk when not sliding
     private final double scale;
     private final double softcap;
-    private final MemorySegment mask; // null without a mask operand
-    private final boolean keepMask; // BOOL mask (keep where true) rather than additive
-    private final DType maskType;
-    private final long[] maskStrides; // over [B, numHeads, Sq, Sk]; 0 along broadcast dims
+    private final AttentionMask mask;
     private final int rows; // B * numHeads * Sq
     private final int chunks;
     private final MemorySegment scratch; // chunks x (sk scores, headDim accumulators), doubles
@@ -76,18 +73,7 @@ final class AttentionKernel implements Kernel, RangeTask {
         this.window = a.mask() == Op.Attention.Mask.SLIDING_WINDOW ? a.window() : Math.max(1, sk);
         this.scale = a.scale();
         this.softcap = a.softcap();
-        if (n.inputs().size() == 4) {
-            Buf m = ctx.in(n, 3);
-            this.mask = m.seg();
-            this.keepMask = m.dtype() == DType.BOOL;
-            this.maskType = m.dtype();
-            this.maskStrides = Walk.broadcast(m.shape(), new int[] {qv.batch(), numHeads, sq, sk});
-        } else {
-            this.mask = null;
-            this.keepMask = false;
-            this.maskType = null;
-            this.maskStrides = new long[4];
-        }
+        this.mask = AttentionMask.of(n, ctx);
         long r = (long) qv.batch() * numHeads * sq;
         if (r > Integer.MAX_VALUE) {
             throw new CompileException("cpu: attention " + n.describe() + " has " + r + " query rows; at most 2^31-1");
@@ -134,10 +120,10 @@ final class AttentionKernel implements Kernel, RangeTask {
         // and for a sliding window only the last `window` of those.
         int last = causal ? Math.min(sk - 1, qi + sk - sq) : sk - 1;
         int first = Math.max(0, last - window + 1);
-        long maskRow = b * maskStrides[0] + h * maskStrides[1] + qi * maskStrides[2];
+        long maskRow = mask.row(b, h, qi);
         double max = MASKED;
         for (int j = first; j <= last; j++) {
-            double s = score(qo, kv.offset(b, j, kh), maskRow + j * maskStrides[3]);
+            double s = score(qo, kv.offset(b, j, kh), maskRow + j * mask.strides()[3]);
             scratch.setAtIndex(JAVA_DOUBLE, base + j - first, s);
             max = Math.max(max, s);
         }
@@ -165,14 +151,11 @@ final class AttentionKernel implements Kernel, RangeTask {
         if (softcap > 0) {
             s = softcap * Math.tanh(s / softcap);
         }
-        if (mask != null) {
-            if (keepMask) {
-                if (!Elements.getBool(mask, maskAt)) {
-                    return MASKED;
-                }
-            } else {
-                s += Elements.getD(mask, maskAt, maskType);
+        if (mask.present()) {
+            if (mask.drops(maskAt)) {
+                return MASKED;
             }
+            s += mask.added(maskAt);
         }
         return s;
     }

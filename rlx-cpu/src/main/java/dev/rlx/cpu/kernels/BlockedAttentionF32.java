@@ -20,10 +20,11 @@ import jdk.incubator.vector.VectorSpecies;
  * {@code O = P^T V}, and each output row divided by its sum. A thread holds the scores of one block
  * ({@code Sk x BQ} floats), never the {@code Sq x Sk} matrix.
  *
- * <p>Takes f32 attention without a mask operand or softcap, and with enough queries to fill a block
- * ({@link #applies}); {@link AttentionKernel} does the rest one query row at a time. Causal and sliding
- * window masks are applied per key row as a lane range. A query that sees no key gets a zero row, as in
- * {@link AttentionKernel}.
+ * <p>Takes f32 attention without softcap, with enough queries to fill a block, and with no mask operand or
+ * one that is the same for every query (a key-padding mask, as BERT-style encoders pass: {@link #applies});
+ * {@link AttentionKernel} does the rest one query row at a time. Causal and sliding window masks are applied
+ * per key row as a lane range, a key mask per key row as one value. A query that sees no key gets a zero row,
+ * as in {@link AttentionKernel}.
  */
 final class BlockedAttentionF32 implements Kernel, RangeTask {
     private static final VectorSpecies<Float> F = VectorMath.F;
@@ -46,6 +47,7 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
     private final boolean causal;
     private final int window;
     private final float scale;
+    private final AttentionMask mask; // the same for every query
     private final int blocks; // query blocks per head
     private final int units;  // B * numHeads * blocks
     private final int parts;
@@ -58,11 +60,14 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
     private final Sgemm.Workspace[] workspaces;
     private final Parallel parallel;
 
-    /** Whether the blocked kernel takes this attention: f32, no mask operand, no softcap, at least a quarter block of queries. */
+    /** Whether the blocked kernel takes this attention: f32, no softcap, >= BQ/4 queries, no mask or a key mask. */
     static boolean applies(Node n, LowerContext ctx) {
         Op.Attention a = (Op.Attention) n.op();
-        return ctx.in(n, 0).dtype() == DType.F32 && n.inputs().size() == 3 && a.softcap() == 0
-                && HeadView.of(ctx.in(n, 0).shape(), a.layout(), a.headDim()).seq() >= BQ / 4;
+        HeadView q = HeadView.of(ctx.in(n, 0).shape(), a.layout(), a.headDim());
+        if (ctx.in(n, 0).dtype() != DType.F32 || a.softcap() != 0 || q.seq() < BQ / 4) {
+            return false;
+        }
+        return AttentionMask.of(n, ctx).strides()[2] == 0; // no mask, or one the same for every query
     }
 
     BlockedAttentionF32(Node n, LowerContext ctx) {
@@ -83,6 +88,7 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
         this.causal = a.mask() != Op.Attention.Mask.NONE;
         this.window = a.mask() == Op.Attention.Mask.SLIDING_WINDOW ? a.window() : Math.max(1, sk);
         this.scale = a.scale();
+        this.mask = AttentionMask.of(n, ctx);
         this.blocks = (sq + BQ - 1) / BQ;
         this.units = qv.batch() * numHeads * blocks;
         long work = (long) qv.batch() * numHeads * sq * sk * headDim;
@@ -154,7 +160,7 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
         // S^T[j, i - q0] = K[j] . Q[i] for the visible keys j in [first, last]
         Sgemm.multiply(keys[b * numKvHeads + kh], queriesT[b * numHeads + h], s, -q0, BQ, first, last + 1, q0, q1,
                 0, headDim, workspaces[part], null);
-        softmaxColumns(s, sums[part], first, last, q0, nq);
+        softmaxColumns(s, sums[part], first, last, q0, mask.row(b, h, 0));
         // O[i] = sum_j P^T[i, j] V[j], then O[i] /= sum_i
         Sgemm.multiply(probsT[part], values[b * numKvHeads + kh], out, outRow, qv.seqStride(), 0, nq, 0, headDim,
                 first, last + 1, workspaces[part], null);
@@ -167,9 +173,10 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
     /**
      * Turns the scaled scores of rows [first, last] into unnormalised probabilities {@code exp(s - max)} per
      * column (query), zero where a key is masked for that query, and writes each column's {@code 1 / sum}
-     * (0 for a query that sees nothing) to {@code inv}. Lanes past {@code nq} hold garbage nobody reads.
+     * (0 for a query that sees nothing) to {@code inv}. Lanes past the block's queries hold garbage nobody
+     * reads. {@code maskRow} is the mask's offset for this batch and head (it does not vary by query).
      */
-    private void softmaxColumns(MemorySegment s, MemorySegment inv, int first, int last, int q0, int nq) {
+    private void softmaxColumns(MemorySegment s, MemorySegment inv, int first, int last, int q0, long maskRow) {
         int shift = sk - sq; // query i sees keys j <= i + shift when causal
         for (int c = 0; c < BQ; c += W) {
             // lanes of this vector are queries q0 + c + lane
@@ -181,7 +188,8 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
                 int lo = causal ? j - shift - q0 - c : 0;
                 int end = causal ? lo + window : W;
                 VectorMask<Float> seen = F.indexInRange(-lo, W - lo).and(F.indexInRange(0, end));
-                FloatVector x = FloatVector.fromMemorySegment(F, s, at, LE).mul(scale)
+                float add = mask.present() ? keyMask(maskRow + j * mask.strides()[3]) : 0f;
+                FloatVector x = FloatVector.fromMemorySegment(F, s, at, LE).mul(scale).add(add)
                         .blend(Float.NEGATIVE_INFINITY, seen.not());
                 x.intoMemorySegment(s, at, LE);
                 max = max.max(x);
@@ -191,7 +199,7 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
             FloatVector sum = FloatVector.zero(F);
             for (int j = first; j <= last; j++) {
                 long at = ((long) j * BQ + c) * 4;
-                FloatVector p = FloatVector.fromMemorySegment(F, s, at, LE).sub(max).lanewise(VectorOperators.EXP);
+                FloatVector p = VectorMath.expNonPositive(FloatVector.fromMemorySegment(F, s, at, LE).sub(max));
                 p.intoMemorySegment(s, at, LE);
                 sum = sum.add(p);
             }
@@ -199,5 +207,10 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
             FloatVector r = one.div(sum).blend(0f, sum.compare(VectorOperators.EQ, 0f));
             r.intoMemorySegment(inv, c * 4L, LE);
         }
+    }
+
+    /** The key mask's term for one key: its additive value, or 0 / -inf for a kept / dropped key. */
+    private float keyMask(long at) {
+        return mask.drops(at) ? Float.NEGATIVE_INFINITY : (float) mask.added(at);
     }
 }

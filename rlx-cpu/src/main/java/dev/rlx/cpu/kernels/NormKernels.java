@@ -178,9 +178,9 @@ public final class NormKernels {
             float max = RowsF32.extreme(x, s, n, true);
             double sum = RowsF32.expShiftedSum(x, s, y, s, n, max);
             if (log) {
-                RowsF32.affine(x, s, y, s, n, max, 1f, null, 0, 1f, null, 0, (float) -Math.log(sum));
+                RowsF32.affine(x, s, y, s, n, max, 1f, 1f, (float) -Math.log(sum));
             } else {
-                RowsF32.affine(y, s, y, s, n, 0f, (float) (1 / sum), null, 0, 1f, null, 0, 0f);
+                FloatRows.scale(y, s, (float) (1 / sum), n);
             }
         }
 
@@ -271,18 +271,20 @@ public final class NormKernels {
         }
 
         private void rowF32(int r, long off) {
-            float mean = centered ? (float) (RowsF32.sum(x, off, rowLen) / rowLen) : 0f;
+            // the mean of deviations from the first element: exact for rows far from 0 (see sumShifted)
+            float pivot = centered ? x.getAtIndex(JAVA_FLOAT, off) : 0f;
+            float mean = centered ? (float) (pivot + RowsF32.sumShifted(x, off, rowLen, pivot) / rowLen) : 0f;
             double var = RowsF32.sumSquaredDeviations(x, off, rowLen, mean) / rowLen;
             float rstd = (float) (1 / Math.sqrt(var + eps));
             for (int s = 0; s < segs; s++) {
                 long so = off + (long) s * segLen;
                 if (perElement) {
                     long go = (long) s * segLen;
-                    RowsF32.affine(x, so, y, so, segLen, mean, rstd, gamma, go, 0f, beta, go, 0f);
+                    RowsF32.normalize(x, so, y, so, segLen, mean, rstd, gamma, go, beta, go);
                 } else {
                     long c = channel(r, s);
                     float b = beta == null ? 0f : beta.getAtIndex(JAVA_FLOAT, c);
-                    RowsF32.affine(x, so, y, so, segLen, mean, rstd, null, 0, gamma.getAtIndex(JAVA_FLOAT, c), null, 0, b);
+                    RowsF32.affine(x, so, y, so, segLen, mean, rstd, gamma.getAtIndex(JAVA_FLOAT, c), b);
                 }
             }
         }

@@ -20,73 +20,144 @@ final class RowsF32 {
     private RowsF32() {}
 
     private static final VectorSpecies<Float> F = VectorMath.F;
+    private static final int W = F.length();
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     /** Elements summed in float lanes before the partial sum moves to double (a multiple of any lane count). */
     static final int BLOCK = 1024;
 
-    /** What {@link #blockedSum} adds up, given a constant {@code c}. */
-    private enum Term { VALUE, SQUARED_DEVIATION, EXP_SHIFTED }
+    // One loop per sum, not one loop dispatching on the term: a vector passed through a shared helper or a
+    // switch is boxed once C2 stops inlining it, and these loops run over every softmax and norm row.
 
     /** Sum of {@code x[xo .. xo+len)}. */
     static double sum(MemorySegment x, long xo, int len) {
-        return blockedSum(Term.VALUE, x, xo, len, 0f, null, 0);
+        return sumShifted(x, xo, len, 0f);
     }
 
-    /** Sum of {@code (x - mean)^2}: the second pass of a two-pass variance (a sum of squares for mean 0). */
-    static double sumSquaredDeviations(MemorySegment x, long xo, int len, float mean) {
-        return blockedSum(Term.SQUARED_DEVIATION, x, xo, len, mean, null, 0);
-    }
-
-    /** Writes {@code y = exp(x - shift)} and returns its sum (softmax with the row max as shift). */
-    static double expShiftedSum(MemorySegment x, long xo, MemorySegment y, long yo, int len, float shift) {
-        return blockedSum(Term.EXP_SHIFTED, x, xo, len, shift, y, yo);
-    }
-
-    private static double blockedSum(Term t, MemorySegment x, long xo, int len, float c, MemorySegment y, long yo) {
-        boolean store = t == Term.EXP_SHIFTED;
+    /**
+     * Sum of {@code x - shift}: with a shift near the values (e.g. the row's first element, for a mean),
+     * the float lanes add small numbers, so a large common offset costs no precision.
+     */
+    static double sumShifted(MemorySegment x, long xo, int len, float shift) {
         double total = 0;
         for (int b = 0; b < len; b += BLOCK) {
             int end = Math.min(len, b + BLOCK);
             int bound = b + F.loopBound(end - b);
             FloatVector acc = FloatVector.zero(F);
             int j = b;
-            for (; j < bound; j += F.length()) {
-                FloatVector v = term(t, FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE), c);
-                if (store) {
-                    v.intoMemorySegment(y, (yo + j) * 4, LE);
-                }
-                acc = acc.add(v);
+            for (int bound4 = b + (bound - b) / (4 * W) * (4 * W); j < bound4; j += 4 * W) {
+                long at = (xo + j) * 4;
+                FloatVector v0 = FloatVector.fromMemorySegment(F, x, at, LE).sub(shift);
+                FloatVector v1 = FloatVector.fromMemorySegment(F, x, at + 4L * W, LE).sub(shift);
+                FloatVector v2 = FloatVector.fromMemorySegment(F, x, at + 8L * W, LE).sub(shift);
+                FloatVector v3 = FloatVector.fromMemorySegment(F, x, at + 12L * W, LE).sub(shift);
+                acc = acc.add(v0.add(v1).add(v2.add(v3)));
+            }
+            for (; j < bound; j += W) {
+                acc = acc.add(FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).sub(shift));
             }
             float part = acc.reduceLanes(VectorOperators.ADD);
             for (; j < end; j++) {
-                float v = term(t, x.getAtIndex(JAVA_FLOAT, xo + j), c);
-                if (store) {
-                    y.setAtIndex(JAVA_FLOAT, yo + j, v);
-                }
-                part += v;
+                part += x.getAtIndex(JAVA_FLOAT, xo + j) - shift;
             }
             total += part;
         }
         return total;
     }
 
-    private static FloatVector term(Term t, FloatVector v, float c) {
-        return switch (t) {
-            case VALUE -> v;
-            case SQUARED_DEVIATION -> {
-                FloatVector d = v.sub(c);
-                yield d.mul(d);
+    /** Sum of {@code (x - mean)^2}: the second pass of a two-pass variance (a sum of squares for mean 0). */
+    static double sumSquaredDeviations(MemorySegment x, long xo, int len, float mean) {
+        double total = 0;
+        for (int b = 0; b < len; b += BLOCK) {
+            int end = Math.min(len, b + BLOCK);
+            int bound = b + F.loopBound(end - b);
+            FloatVector acc = FloatVector.zero(F);
+            int j = b;
+            for (int bound4 = b + (bound - b) / (4 * W) * (4 * W); j < bound4; j += 4 * W) {
+                long at = (xo + j) * 4;
+                FloatVector d0 = FloatVector.fromMemorySegment(F, x, at, LE).sub(mean);
+                FloatVector d1 = FloatVector.fromMemorySegment(F, x, at + 4L * W, LE).sub(mean);
+                FloatVector d2 = FloatVector.fromMemorySegment(F, x, at + 8L * W, LE).sub(mean);
+                FloatVector d3 = FloatVector.fromMemorySegment(F, x, at + 12L * W, LE).sub(mean);
+                acc = acc.add(d0.mul(d0).add(d1.mul(d1)).add(d2.mul(d2).add(d3.mul(d3))));
             }
-            case EXP_SHIFTED -> v.sub(c).lanewise(VectorOperators.EXP);
-        };
+            for (; j < bound; j += W) {
+                FloatVector d = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).sub(mean);
+                acc = d.fma(d, acc);
+            }
+            float part = acc.reduceLanes(VectorOperators.ADD);
+            for (; j < end; j++) {
+                float d = x.getAtIndex(JAVA_FLOAT, xo + j) - mean;
+                part += d * d;
+            }
+            total += part;
+        }
+        return total;
     }
 
-    private static float term(Term t, float v, float c) {
-        return switch (t) {
-            case VALUE -> v;
-            case SQUARED_DEVIATION -> (v - c) * (v - c);
-            case EXP_SHIFTED -> (float) Math.exp(v - c);
-        };
+    /**
+     * Writes {@code y = exp(x - shift)} and returns its sum (softmax with the row max as shift, so every
+     * exponent is <= 0: {@link VectorMath#expNonPositive}).
+     */
+    static double expShiftedSum(MemorySegment x, long xo, MemorySegment y, long yo, int len, float shift) {
+        double total = 0;
+        for (int b = 0; b < len; b += BLOCK) {
+            int end = Math.min(len, b + BLOCK);
+            int bound = b + F.loopBound(end - b);
+            FloatVector acc = FloatVector.zero(F);
+            int j = b;
+            for (int bound2 = b + (bound - b) / (2 * W) * (2 * W); j < bound2; j += 2 * W) {
+                FloatVector x0 = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+                FloatVector x1 = FloatVector.fromMemorySegment(F, x, (xo + j + W) * 4, LE);
+                FloatVector e0 = VectorMath.expNonPositive(x0.sub(shift));
+                FloatVector e1 = VectorMath.expNonPositive(x1.sub(shift));
+                e0.intoMemorySegment(y, (yo + j) * 4, LE);
+                e1.intoMemorySegment(y, (yo + j + W) * 4, LE);
+                acc = acc.add(e0.add(e1));
+            }
+            for (; j < bound; j += W) {
+                FloatVector xv = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+                FloatVector e = VectorMath.expNonPositive(xv.sub(shift));
+                e.intoMemorySegment(y, (yo + j) * 4, LE);
+                acc = acc.add(e);
+            }
+            float part = acc.reduceLanes(VectorOperators.ADD);
+            for (; j < end; j++) {
+                float e = VectorMath.expNonPositive(x.getAtIndex(JAVA_FLOAT, xo + j) - shift);
+                y.setAtIndex(JAVA_FLOAT, yo + j, e);
+                part += e;
+            }
+            total += part;
+        }
+        return total;
+    }
+
+    /**
+     * {@code y[yo+j] = (x[xo+j] - shift) * scale * g[go+j] (+ b[bo+j])}: a layer or RMS norm's output; no
+     * bias when {@code b} is null. {@code y} may be {@code x}.
+     */
+    static void normalize(MemorySegment x, long xo, MemorySegment y, long yo, int len, float shift, float scale,
+                          MemorySegment g, long go, MemorySegment b, long bo) {
+        int j = 0;
+        int bound = F.loopBound(len);
+        if (b == null) {
+            for (; j < bound; j += F.length()) {
+                FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).sub(shift).mul(scale);
+                FloatVector gv = FloatVector.fromMemorySegment(F, g, (go + j) * 4, LE);
+                v.mul(gv).intoMemorySegment(y, (yo + j) * 4, LE);
+            }
+        } else {
+            for (; j < bound; j += F.length()) {
+                FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).sub(shift).mul(scale);
+                FloatVector gv = FloatVector.fromMemorySegment(F, g, (go + j) * 4, LE);
+                FloatVector bv = FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE);
+                v.fma(gv, bv).intoMemorySegment(y, (yo + j) * 4, LE);
+            }
+        }
+        for (; j < len; j++) {
+            float v = (x.getAtIndex(JAVA_FLOAT, xo + j) - shift) * scale;
+            float bv = b == null ? 0f : b.getAtIndex(JAVA_FLOAT, bo + j);
+            y.setAtIndex(JAVA_FLOAT, yo + j, Math.fma(v, g.getAtIndex(JAVA_FLOAT, go + j), bv));
+        }
     }
 
     /**
@@ -99,8 +170,18 @@ final class RowsF32 {
         float sign = largest ? 1f : -1f;
         FloatVector acc = FloatVector.broadcast(F, Float.NEGATIVE_INFINITY);
         int j = 0;
-        for (int bound = F.loopBound(len); j < bound; j += F.length()) {
-            // lane-wise Math.max: NaN propagates
+        int bound = F.loopBound(len);
+        for (int bound4 = bound / (4 * W) * (4 * W); j < bound4; j += 4 * W) {
+            long at = (xo + j) * 4;
+            // lane-wise Math.max (NaN propagates), several instructions deep in Java: a tree of four per step
+            // keeps the one loop-carried chain short
+            FloatVector v0 = FloatVector.fromMemorySegment(F, x, at, LE).mul(sign);
+            FloatVector v1 = FloatVector.fromMemorySegment(F, x, at + 4L * W, LE).mul(sign);
+            FloatVector v2 = FloatVector.fromMemorySegment(F, x, at + 8L * W, LE).mul(sign);
+            FloatVector v3 = FloatVector.fromMemorySegment(F, x, at + 12L * W, LE).mul(sign);
+            acc = acc.max(v0.max(v1).max(v2.max(v3)));
+        }
+        for (; j < bound; j += W) {
             acc = acc.max(FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).mul(sign));
         }
         float m = acc.reduceLanes(VectorOperators.MAX);
@@ -130,27 +211,16 @@ final class RowsF32 {
         return -1;
     }
 
-    /**
-     * {@code y[yo+j] = (x[xo+j] - shift) * scale * G + B} where G is {@code g[go+j]}, or the constant
-     * {@code gc} when {@code g} is null, and B likewise ({@code b}, {@code bo}, {@code bc}). {@code y} may be
-     * {@code x}.
-     */
-    static void affine(MemorySegment x, long xo, MemorySegment y, long yo, int len, float shift, float scale,
-                       MemorySegment g, long go, float gc, MemorySegment b, long bo, float bc) {
-        FloatVector gConst = FloatVector.broadcast(F, gc);
-        FloatVector bConst = FloatVector.broadcast(F, bc);
+    /** {@code y[yo+j] = (x[xo+j] - shift) * scale * g + b} for constants g, b. {@code y} may be {@code x}. */
+    static void affine(MemorySegment x, long xo, MemorySegment y, long yo, int len, float shift, float scale, float g,
+                       float b) {
         int j = 0;
         for (int bound = F.loopBound(len); j < bound; j += F.length()) {
             FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).sub(shift).mul(scale);
-            FloatVector gv = g == null ? gConst : FloatVector.fromMemorySegment(F, g, (go + j) * 4, LE);
-            FloatVector bv = b == null ? bConst : FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE);
-            v.fma(gv, bv).intoMemorySegment(y, (yo + j) * 4, LE);
+            v.mul(g).add(b).intoMemorySegment(y, (yo + j) * 4, LE);
         }
         for (; j < len; j++) {
-            float v = (x.getAtIndex(JAVA_FLOAT, xo + j) - shift) * scale;
-            float gv = g == null ? gc : g.getAtIndex(JAVA_FLOAT, go + j);
-            float bv = b == null ? bc : b.getAtIndex(JAVA_FLOAT, bo + j);
-            y.setAtIndex(JAVA_FLOAT, yo + j, Math.fma(v, gv, bv));
+            y.setAtIndex(JAVA_FLOAT, yo + j, Math.fma((x.getAtIndex(JAVA_FLOAT, xo + j) - shift) * scale, g, b));
         }
     }
 }

@@ -12,9 +12,9 @@ import jdk.incubator.vector.VectorSpecies;
  * Single-precision matrix multiply {@code C = A B} in the Goto/BLIS scheme: B is packed into panels of
  * {@link #NR} columns per {@link #KC}-deep slice (kept in L2/L3) and a register-blocked micro-kernel
  * ({@code MR x NR} accumulators) multiplies MR rows of A by one panel, for each panel of an
- * {@link #MC}-row block of A (kept in L2). Row-major A is read in place, its MR rows {@code lda} apart: packing
- * it cost a tenth of the time; a transposed A and a last short panel are packed row-major first. Operands
- * are addressed through row and column strides, so a transposed operand needs no copy.
+ * {@link #MC}-row block of A (kept in L2). A is never packed: the micro-kernel reads its MR rows in place through
+ * their row and column strides (packing row-major A cost a tenth of the time at 1024^3, and a transposed A,
+ * as attention's P^T, a quarter). B is addressed through strides too, so a transposed operand needs no copy.
  *
  * <p>The species is the platform's preferred one, chosen at run time; the micro-tile is 6 rows by 4 vectors
  * (24 accumulators) where there are 32 vector registers (AVX-512, NEON) and 6 by 2 on AVX2's 16. The tile
@@ -56,16 +56,15 @@ final class Sgemm {
     }
 
     /** Per-thread packing buffers for products up to {@code n} columns. */
-    record Workspace(MemorySegment packA, MemorySegment packB, MemorySegment tile) {
+    record Workspace(MemorySegment packB, MemorySegment tile) {
         static long bytes(int n) {
-            return 4L * ((long) MC * KC + (long) KC * packedColumns(n) + (long) MR * NR) + 3 * 64;
+            return 4L * ((long) KC * packedColumns(n) + (long) MR * NR) + 2 * 64;
         }
 
         static Workspace of(MemorySegment scratch, int n) {
-            long a = (long) MC * KC * 4;
             long b = (long) KC * packedColumns(n) * 4;
             long t = (long) MR * NR * 4;
-            return new Workspace(scratch.asSlice(0, a), scratch.asSlice(align(a), b), scratch.asSlice(align(a) + align(b), t));
+            return new Workspace(scratch.asSlice(0, b), scratch.asSlice(align(b), t));
         }
 
         private static long align(long x) {
@@ -114,24 +113,13 @@ final class Sgemm {
                 packB(b, pc, kc, jc, nc, ws.packB());
                 for (int ic = r0; ic < r1; ic += MC) {
                     int mc = Math.min(MC, r1 - ic);
-                    // row-major A is read in place; a transposed A, and the rows of a last short panel, are
-                    // packed row-major (MR rows of kc, zero rows past the end)
-                    boolean direct = a.colStride() == 1;
-                    int whole = direct ? mc / MR * MR : 0;
-                    if (whole < mc) {
-                        packA(a, ic + whole, mc - whole, pc, kc, ws.packA());
-                    }
                     for (int jr = 0; jr < nc; jr += NR) {
                         int nr = Math.min(NR, nc - jr);
                         long bp = (long) jr * kc;
                         for (int ir = 0; ir < mc; ir += MR) {
                             int mr = Math.min(MR, mc - ir);
-                            if (ir < whole) {
-                                long ap = a.offset() + (long) (ic + ir) * a.rowStride() + pc;
-                                micro(a.seg(), ap, a.rowStride(), ws.packB(), bp, kc, ws.tile());
-                            } else {
-                                micro(ws.packA(), (long) (ir - whole) * kc, kc, ws.packB(), bp, kc, ws.tile());
-                            }
+                            long ap = a.offset() + (long) (ic + ir) * a.rowStride() + (long) pc * a.colStride();
+                            micro(a.seg(), ap, a.rowStride(), a.colStride(), mr, ws.packB(), bp, kc, ws.tile());
                             mergeTile(ws.tile(), c, cOff + (ic + ir) * ldc + jc + jr, ldc, mr, nr, !first);
                             if (last && hook != null) {
                                 hook.tile(ic + ir, mr, jc + jr, nr);
@@ -143,12 +131,17 @@ final class Sgemm {
         }
     }
 
-    private static void micro(MemorySegment a, long ao, long lda, MemorySegment b, long bo, int kc,
+    /**
+     * The micro-tile for A's rows {@code mr} (at most MR) from element {@code ao}, row {@code r} and depth
+     * {@code p} at {@code ao + r*rs + p*cs}: A is read in place whatever its strides (row-major, transposed).
+     * Rows past {@code mr} read row {@code mr - 1} again (valid memory; mergeTile drops them).
+     */
+    private static void micro(MemorySegment a, long ao, long rs, long cs, int mr, MemorySegment b, long bo, int kc,
                               MemorySegment tile) {
         if (NV == 4) {
-            micro6x4(a, ao, lda, b, bo, kc, tile);
+            micro6x4(a, ao, rs, cs, mr, b, bo, kc, tile);
         } else {
-            micro6x2(a, ao, lda, b, bo, kc, tile);
+            micro6x2(a, ao, rs, cs, mr, b, bo, kc, tile);
         }
     }
 
@@ -175,30 +168,6 @@ final class Sgemm {
                 long at = co + r * ldc + j;
                 c.setAtIndex(JAVA_FLOAT, at, accumulate ? c.getAtIndex(JAVA_FLOAT, at) + v : v);
             }
-        }
-    }
-
-    /**
-     * Packs {@code A[i0:i0+mc, p0:p0+kc]} row-major ({@code kc} per row) into whole panels of MR rows; rows
-     * past {@code mc} up to the panel's end are zero. Reads along A's contiguous dimension.
-     */
-    static void packA(Mat a, int i0, int mc, int p0, int kc, MemorySegment dst) {
-        int rows = (mc + MR - 1) / MR * MR;
-        if (a.colStride() == 1) {
-            for (int r = 0; r < mc; r++) {
-                long src = a.offset() + (long) (i0 + r) * a.rowStride() + p0;
-                MemorySegment.copy(a.seg(), src * 4, dst, (long) r * kc * 4, kc * 4L);
-            }
-        } else {
-            for (int p = 0; p < kc; p++) {
-                long src = a.offset() + (long) (p0 + p) * a.colStride() + (long) i0 * a.rowStride();
-                for (int r = 0; r < mc; r++) {
-                    dst.setAtIndex(JAVA_FLOAT, (long) r * kc + p, a.seg().getAtIndex(JAVA_FLOAT, src + r * a.rowStride()));
-                }
-            }
-        }
-        for (long i = (long) mc * kc; i < (long) rows * kc; i++) { // not asSlice().fill(): a slice is an allocation
-            dst.setAtIndex(JAVA_FLOAT, i, 0f);
         }
     }
 
@@ -303,9 +272,9 @@ final class Sgemm {
         }
     }
 
-    /** tile[6 x 4W] = A[6 x kc] . Bpack[kc x 4W], W = vector length; A's rows {@code lda} apart; offsets in floats. */
-    private static void micro6x4(MemorySegment a, long ao, long lda, MemorySegment b, long bo, int kc,
-                                 MemorySegment tile) {
+    /** tile[6 x 4W] = A[6 x kc] . Bpack[kc x 4W], W = vector length; see {@link #micro}; offsets in floats. */
+    private static void micro6x4(MemorySegment a, long ao, long rs, long cs, int mr, MemorySegment b, long bo,
+                                 int kc, MemorySegment tile) {
         FloatVector c00 = FloatVector.zero(F), c01 = FloatVector.zero(F), c02 = FloatVector.zero(F), c03 = FloatVector.zero(F);
         FloatVector c10 = FloatVector.zero(F), c11 = FloatVector.zero(F), c12 = FloatVector.zero(F), c13 = FloatVector.zero(F);
         FloatVector c20 = FloatVector.zero(F), c21 = FloatVector.zero(F), c22 = FloatVector.zero(F), c23 = FloatVector.zero(F);
@@ -313,9 +282,11 @@ final class Sgemm {
         FloatVector c40 = FloatVector.zero(F), c41 = FloatVector.zero(F), c42 = FloatVector.zero(F), c43 = FloatVector.zero(F);
         FloatVector c50 = FloatVector.zero(F), c51 = FloatVector.zero(F), c52 = FloatVector.zero(F), c53 = FloatVector.zero(F);
         long ai = ao * 4;
-        long l1 = lda * 4, l2 = 2 * l1, l3 = 3 * l1, l4 = 4 * l1, l5 = 5 * l1;
+        long step = cs * 4;
+        long l1 = Math.min(1, mr - 1) * rs * 4, l2 = Math.min(2, mr - 1) * rs * 4, l3 = Math.min(3, mr - 1) * rs * 4;
+        long l4 = Math.min(4, mr - 1) * rs * 4, l5 = Math.min(5, mr - 1) * rs * 4;
         long bi = bo * 4;
-        for (int p = 0; p < kc; p++, ai += 4, bi += 4L * W * 4) {
+        for (int p = 0; p < kc; p++, ai += step, bi += 4L * W * 4) {
             FloatVector b0 = FloatVector.fromMemorySegment(F, b, bi, LE);
             FloatVector b1 = FloatVector.fromMemorySegment(F, b, bi + 1L * W * 4, LE);
             FloatVector b2 = FloatVector.fromMemorySegment(F, b, bi + 2L * W * 4, LE);
@@ -359,9 +330,9 @@ final class Sgemm {
         c53.intoMemorySegment(tile, (23L * W) * 4, LE);
     }
 
-    /** tile[6 x 2W] = A[6 x kc] . Bpack[kc x 2W], W = vector length; A's rows {@code lda} apart; offsets in floats. */
-    private static void micro6x2(MemorySegment a, long ao, long lda, MemorySegment b, long bo, int kc,
-                                 MemorySegment tile) {
+    /** tile[6 x 2W] = A[6 x kc] . Bpack[kc x 2W], W = vector length; see {@link #micro}; offsets in floats. */
+    private static void micro6x2(MemorySegment a, long ao, long rs, long cs, int mr, MemorySegment b, long bo,
+                                 int kc, MemorySegment tile) {
         FloatVector c00 = FloatVector.zero(F), c01 = FloatVector.zero(F);
         FloatVector c10 = FloatVector.zero(F), c11 = FloatVector.zero(F);
         FloatVector c20 = FloatVector.zero(F), c21 = FloatVector.zero(F);
@@ -369,9 +340,11 @@ final class Sgemm {
         FloatVector c40 = FloatVector.zero(F), c41 = FloatVector.zero(F);
         FloatVector c50 = FloatVector.zero(F), c51 = FloatVector.zero(F);
         long ai = ao * 4;
-        long l1 = lda * 4, l2 = 2 * l1, l3 = 3 * l1, l4 = 4 * l1, l5 = 5 * l1;
+        long step = cs * 4;
+        long l1 = Math.min(1, mr - 1) * rs * 4, l2 = Math.min(2, mr - 1) * rs * 4, l3 = Math.min(3, mr - 1) * rs * 4;
+        long l4 = Math.min(4, mr - 1) * rs * 4, l5 = Math.min(5, mr - 1) * rs * 4;
         long bi = bo * 4;
-        for (int p = 0; p < kc; p++, ai += 4, bi += 2L * W * 4) {
+        for (int p = 0; p < kc; p++, ai += step, bi += 2L * W * 4) {
             FloatVector b0 = FloatVector.fromMemorySegment(F, b, bi, LE);
             FloatVector b1 = FloatVector.fromMemorySegment(F, b, bi + 1L * W * 4, LE);
             FloatVector a0 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai));

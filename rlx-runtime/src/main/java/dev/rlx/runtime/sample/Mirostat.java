@@ -1,7 +1,5 @@
 package dev.rlx.runtime.sample;
 
-import dev.rlx.runtime.random.Mt19937;
-
 /**
  * Mirostat (Basu et al., ICLR 2021), version 1, as llama.cpp: estimate the Zipf exponent {@code ŝ} from the
  * {@code m} most probable candidates, keep the top {@code k = ((ε·2^μ)/(1 − N^−ε))^(1/ŝ)} with
@@ -12,21 +10,13 @@ import dev.rlx.runtime.random.Mt19937;
  */
 final class Mirostat implements Sampler {
     private final int nVocab;
-    private final long seed;
-    private final float tau;
-    private final float eta;
     private final int m;
-    private final Mt19937 rng;
-    private float mu;
+    private final SurpriseTarget target;
 
     Mirostat(int nVocab, long seed, float tau, float eta, int m) {
         this.nVocab = Params.atLeast("mirostat", "nVocab", nVocab, 0);
-        this.seed = Seeds.check(seed);
-        this.tau = Params.finite("mirostat", "tau", tau);
-        this.eta = Params.finite("mirostat", "eta", eta);
+        this.target = new SurpriseTarget("mirostat", seed, tau, eta);
         this.m = Params.atLeast("mirostat", "m", m, 1);
-        this.rng = new Mt19937(Seeds.resolve(seed));
-        this.mu = 2f * tau;
     }
 
     @Override
@@ -43,24 +33,20 @@ final class Mirostat implements Sampler {
         }
         float sHat = sumTiBi / sumTiSq;
         float epsilon = sHat - 1;
-        float k = (float) Math.pow(epsilon * (float) Math.pow(2, mu) / (1 - (float) Math.pow(vocab, -epsilon)),
-                1 / sHat);
+        float k = (float) Math.pow(epsilon * (float) Math.pow(2, target.mu())
+                / (1 - (float) Math.pow(vocab, -epsilon)), 1 / sHat);
         TopK.keep(c, Math.max((int) k, 1));
-        c.softmax(true);
-        int idx = Discrete.draw(c.p, c.size, rng);
-        c.selected = idx;
-        mu = mu - eta * (Surprise.bits(c.p[idx]) - tau);
+        target.drawAndLearn(c);
     }
 
     /** The current μ (target surprise times two at the start). */
     float mu() {
-        return mu;
+        return target.mu();
     }
 
     @Override
     public void reset() {
-        mu = 2f * tau;
-        rng.seed(Seeds.resolve(seed));
+        target.reset();
     }
 
     @Override

@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.lang.management.ManagementFactory;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The per-token paths allocate nothing on the heap once warm: a decode step's append, quantised write and
  * read, and a batched attention call on the caller's thread, measured with the JVM's per-thread allocation
  * counter.
  */
+@Tag("allocation") // runs in its own JVM: see the surefire configuration
 class KvAllocationTest {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();

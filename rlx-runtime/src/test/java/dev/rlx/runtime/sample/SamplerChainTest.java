@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Tag;
 
 /** SamplerChain and SampleOpts: llama.cpp's chain order, the classic fast path, determinism, no allocation. */
 class SamplerChainTest {
@@ -166,6 +167,7 @@ class SamplerChainTest {
 
     // ---------------------------------------------------------------- allocation
 
+    @Tag("allocation")
     @Test
     void sample_allocatesNothingAfterWarmUp() {
         var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
