@@ -148,6 +148,36 @@ class MiniLmParityTest {
         }
     }
 
+    /** Real text, short and long, through the tokenizer: here the int8 model is stable and the bar is 0.999. */
+    @ParameterizedTest(name = "text {index}")
+    @ValueSource(strings = {
+        "A man is playing a guitar on the street.",
+        "The quick brown fox jumps over the lazy dog.",
+        "RLX compiles a compute graph once and runs it with no allocation per call on the CPU, and the same graph "
+                + "can be routed to a GPU when the cost model says it pays. Sentence embeddings from a BERT-style "
+                + "encoder are a good end-to-end check: tokenization, embeddings, six layers of attention and "
+                + "feed-forward blocks, layer norms, and mean pooling over the attention mask must all agree with "
+                + "ONNX Runtime to a few parts in ten thousand, in fp32 and in the dynamically quantized int8 model."})
+    void int8_realText_cosineAbove0999(String text) throws OrtException {
+        int[] ids = MiniLm.INT8.tokenizer().encode(text).ids();
+        int seq = ids.length;
+        long[] id = new long[seq];
+        long[] mask = new long[seq];
+        for (int i = 0; i < seq; i++) {
+            id[i] = ids[i];
+            mask[i] = 1;
+        }
+        Map<String, Tensor> in = new LinkedHashMap<>();
+        in.put("input_ids", Tensor.of(id, 1, seq));
+        in.put("attention_mask", Tensor.of(mask, 1, seq));
+        in.put("token_type_ids", Tensor.of(new long[seq], 1, seq));
+        float[] ort = embedding(onnxRuntime(MiniLm.INT8.modelBytes(), in, true), in, seq);
+        float[] ours = embedding(rlx(MiniLm.INT8.model(), in), in, seq);
+        double cos = SentenceEmbedder.cosine(ours, ort);
+        System.out.printf("MiniLM int8 text of %d tokens: cosine(rlx, ort) = %.6f%n", seq, cos);
+        assertTrue(cos > 0.999, seq + " tokens: cosine " + cos);
+    }
+
     private static float[] embedding(float[] hidden, Map<String, Tensor> in, int seq) {
         return SentenceEmbedder.pool(hidden, mask(in), 1, seq, MiniLm.DIM)[0];
     }
