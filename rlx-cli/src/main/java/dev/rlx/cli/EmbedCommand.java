@@ -108,7 +108,7 @@ final class EmbedCommand implements Callable<Integer> {
                 String[] row = new String[v.length + 1];
                 row[0] = "[" + i + "]";
                 for (int j = 0; j < v.length; j++) {
-                    row[j + 1] = String.format(Locale.ROOT, "%.4f", SentenceEmbedder.cosine(v[i], v[j]));
+                    row[j + 1] = String.format(Locale.ROOT, "%7.4f", SentenceEmbedder.cosine(v[i], v[j]));
                 }
                 t.row(row);
             }

@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** Entry point of the {@code rlx} command. */
 @Command(name = "rlx", mixinStandardHelpOptions = true, version = "rlx 0.1.0",
         description = "RLX for Java: compile and run compute graphs.",
-        subcommands = {DemoCommand.class, HwCommand.class, GpuCommand.class, OnnxConformanceCommand.class})
+        subcommands = {DemoCommand.class, EmbedCommand.class, RunCommand.class, HwCommand.class, GpuCommand.class, OnnxConformanceCommand.class})
 public final class Main implements Runnable {
     @Override
     public void run() {
