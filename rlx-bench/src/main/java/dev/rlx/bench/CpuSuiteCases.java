@@ -272,21 +272,37 @@ final class CpuSuiteCases {
         }
     }
 
-    /** One ONNX Runtime session with fixed inputs; {@link #run} runs it once. */
+    /** One ONNX Runtime session (all graph optimisations, the given intra-op threads) with fixed inputs. */
     static final class OrtPeer implements Runnable, AutoCloseable {
         private final OrtSession session;
         private final Map<String, OnnxTensor> inputs = new java.util.HashMap<>();
 
+        /** A session fed float inputs, all of shape {@code dims}. */
         OrtPeer(byte[] model, Map<String, float[]> data, long[] dims, int threads) throws OrtException {
+            this(model, threads);
+            OrtEnvironment env = OrtEnvironment.getEnvironment();
+            for (Map.Entry<String, float[]> e : data.entrySet()) {
+                inputs.put(e.getKey(), OnnxTensor.createTensor(env, FloatBuffer.wrap(e.getValue()), dims));
+            }
+        }
+
+        /** A session fed int64 inputs, all of shape {@code dims} (token ids, masks). */
+        static OrtPeer ofLongs(byte[] model, Map<String, long[]> data, long[] dims, int threads) throws OrtException {
+            OrtPeer p = new OrtPeer(model, threads);
+            OrtEnvironment env = OrtEnvironment.getEnvironment();
+            for (Map.Entry<String, long[]> e : data.entrySet()) {
+                p.inputs.put(e.getKey(), OnnxTensor.createTensor(env, java.nio.LongBuffer.wrap(e.getValue()), dims));
+            }
+            return p;
+        }
+
+        private OrtPeer(byte[] model, int threads) throws OrtException {
             OrtEnvironment env = OrtEnvironment.getEnvironment();
             try (OrtSession.SessionOptions o = new OrtSession.SessionOptions()) {
                 o.setIntraOpNumThreads(threads);
                 o.setInterOpNumThreads(1);
                 o.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
                 this.session = env.createSession(model, o);
-            }
-            for (Map.Entry<String, float[]> e : data.entrySet()) {
-                inputs.put(e.getKey(), OnnxTensor.createTensor(env, FloatBuffer.wrap(e.getValue()), dims));
             }
         }
 
