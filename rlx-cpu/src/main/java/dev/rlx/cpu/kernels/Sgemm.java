@@ -14,7 +14,8 @@ import jdk.incubator.vector.VectorSpecies;
  * ({@code MR x NR} accumulators) multiplies MR rows of A by one panel, for each panel of an
  * {@link #MC}-row block of A (kept in L2). A is never packed: the micro-kernel reads its MR rows in place through
  * their row and column strides (packing row-major A cost a tenth of the time at 1024^3, and a transposed A,
- * as attention's P^T, a quarter). B is addressed through strides too, so a transposed operand needs no copy.
+ * as attention's P^T, a quarter). B is addressed through strides too, so a transposed operand needs no copy;
+ * with at most {@link #IN_PLACE_ROWS} rows, a row-major B is not packed at all but read in place.
  *
  * <p>The species is the platform's preferred one, chosen at run time; the micro-tile is 6 rows by 4 vectors
  * (24 accumulators) where there are 32 vector registers (AVX-512, NEON) and 6 by 2 on AVX2's 16. The tile
@@ -47,6 +48,12 @@ final class Sgemm {
     static final int NC = 2048;
     /** Products with at most this many rows use {@link #skinny} instead of packing. */
     static final int SKINNY_ROWS = 4;
+    /**
+     * Products with at most this many rows read a row-major B in place rather than packing it: packing costs
+     * a copy of B per call, repaid only over many rows (MiniLM at sequence 16: 8.2 ms packed, 4.5 in place;
+     * no difference measured at 128).
+     */
+    static final int IN_PLACE_ROWS = 128;
 
     /** A matrix view: element (i, j) at {@code offset + i * rowStride + j * colStride} (in floats). */
     record Mat(MemorySegment seg, long offset, long rowStride, long colStride) {
@@ -104,22 +111,37 @@ final class Sgemm {
             }
             return;
         }
+        // With few rows each packed panel would be used only a few times: read full-width panels of a
+        // row-major B in place instead (its rows are NR contiguous floats apart by B's row stride).
+        boolean inPlace = b.colStride() == 1 && m <= IN_PLACE_ROWS;
         for (int jc = c0; jc < c1; jc += NC) {
             int nc = Math.min(NC, c1 - jc);
             for (int pc = p0; pc < p1; pc += KC) {
                 int kc = Math.min(KC, p1 - pc);
                 boolean first = pc == p0;
                 boolean last = pc + kc == p1;
-                packB(b, pc, kc, jc, nc, ws.packB());
+                if (!inPlace) {
+                    packB(b, pc, kc, jc, nc, ws.packB());
+                }
                 for (int ic = r0; ic < r1; ic += MC) {
                     int mc = Math.min(MC, r1 - ic);
                     for (int jr = 0; jr < nc; jr += NR) {
                         int nr = Math.min(NR, nc - jr);
+                        MemorySegment bs = ws.packB();
                         long bp = (long) jr * kc;
+                        long bStep = NR;
+                        if (inPlace && nr == NR) {
+                            bs = b.seg();
+                            bp = b.offset() + (long) pc * b.rowStride() + jc + jr;
+                            bStep = b.rowStride();
+                        } else if (inPlace) {
+                            packB(b, pc, kc, jc + jr, nr, ws.packB()); // the last, narrow panel, once per block of rows
+                            bp = 0;
+                        }
                         for (int ir = 0; ir < mc; ir += MR) {
                             int mr = Math.min(MR, mc - ir);
                             long ap = a.offset() + (long) (ic + ir) * a.rowStride() + (long) pc * a.colStride();
-                            micro(a.seg(), ap, a.rowStride(), a.colStride(), mr, ws.packB(), bp, kc, ws.tile());
+                            micro(a.seg(), ap, a.rowStride(), a.colStride(), mr, bs, bp, bStep, kc, ws.tile());
                             mergeTile(ws.tile(), c, cOff + (ic + ir) * ldc + jc + jr, ldc, mr, nr, !first);
                             if (last && hook != null) {
                                 hook.tile(ic + ir, mr, jc + jr, nr);
@@ -136,12 +158,12 @@ final class Sgemm {
      * {@code p} at {@code ao + r*rs + p*cs}: A is read in place whatever its strides (row-major, transposed).
      * Rows past {@code mr} read row {@code mr - 1} again (valid memory; mergeTile drops them).
      */
-    private static void micro(MemorySegment a, long ao, long rs, long cs, int mr, MemorySegment b, long bo, int kc,
-                              MemorySegment tile) {
+    private static void micro(MemorySegment a, long ao, long rs, long cs, int mr, MemorySegment b, long bo,
+                              long bStep, int kc, MemorySegment tile) {
         if (NV == 4) {
-            micro6x4(a, ao, rs, cs, mr, b, bo, kc, tile);
+            micro6x4(a, ao, rs, cs, mr, b, bo, bStep, kc, tile);
         } else {
-            micro6x2(a, ao, rs, cs, mr, b, bo, kc, tile);
+            micro6x2(a, ao, rs, cs, mr, b, bo, bStep, kc, tile);
         }
     }
 
@@ -274,7 +296,7 @@ final class Sgemm {
 
     /** tile[6 x 4W] = A[6 x kc] . Bpack[kc x 4W], W = vector length; see {@link #micro}; offsets in floats. */
     private static void micro6x4(MemorySegment a, long ao, long rs, long cs, int mr, MemorySegment b, long bo,
-                                 int kc, MemorySegment tile) {
+                                 long bStep, int kc, MemorySegment tile) {
         FloatVector c00 = FloatVector.zero(F), c01 = FloatVector.zero(F), c02 = FloatVector.zero(F), c03 = FloatVector.zero(F);
         FloatVector c10 = FloatVector.zero(F), c11 = FloatVector.zero(F), c12 = FloatVector.zero(F), c13 = FloatVector.zero(F);
         FloatVector c20 = FloatVector.zero(F), c21 = FloatVector.zero(F), c22 = FloatVector.zero(F), c23 = FloatVector.zero(F);
@@ -286,7 +308,8 @@ final class Sgemm {
         long l1 = Math.min(1, mr - 1) * rs * 4, l2 = Math.min(2, mr - 1) * rs * 4, l3 = Math.min(3, mr - 1) * rs * 4;
         long l4 = Math.min(4, mr - 1) * rs * 4, l5 = Math.min(5, mr - 1) * rs * 4;
         long bi = bo * 4;
-        for (int p = 0; p < kc; p++, ai += step, bi += 4L * W * 4) {
+        long bs = bStep * 4;
+        for (int p = 0; p < kc; p++, ai += step, bi += bs) {
             FloatVector b0 = FloatVector.fromMemorySegment(F, b, bi, LE);
             FloatVector b1 = FloatVector.fromMemorySegment(F, b, bi + 1L * W * 4, LE);
             FloatVector b2 = FloatVector.fromMemorySegment(F, b, bi + 2L * W * 4, LE);
@@ -332,7 +355,7 @@ final class Sgemm {
 
     /** tile[6 x 2W] = A[6 x kc] . Bpack[kc x 2W], W = vector length; see {@link #micro}; offsets in floats. */
     private static void micro6x2(MemorySegment a, long ao, long rs, long cs, int mr, MemorySegment b, long bo,
-                                 int kc, MemorySegment tile) {
+                                 long bStep, int kc, MemorySegment tile) {
         FloatVector c00 = FloatVector.zero(F), c01 = FloatVector.zero(F);
         FloatVector c10 = FloatVector.zero(F), c11 = FloatVector.zero(F);
         FloatVector c20 = FloatVector.zero(F), c21 = FloatVector.zero(F);
@@ -344,7 +367,8 @@ final class Sgemm {
         long l1 = Math.min(1, mr - 1) * rs * 4, l2 = Math.min(2, mr - 1) * rs * 4, l3 = Math.min(3, mr - 1) * rs * 4;
         long l4 = Math.min(4, mr - 1) * rs * 4, l5 = Math.min(5, mr - 1) * rs * 4;
         long bi = bo * 4;
-        for (int p = 0; p < kc; p++, ai += step, bi += 2L * W * 4) {
+        long bs = bStep * 4;
+        for (int p = 0; p < kc; p++, ai += step, bi += bs) {
             FloatVector b0 = FloatVector.fromMemorySegment(F, b, bi, LE);
             FloatVector b1 = FloatVector.fromMemorySegment(F, b, bi + 1L * W * 4, LE);
             FloatVector a0 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai));
