@@ -124,6 +124,36 @@ class OptimizationEquivalenceTest {
     }
 
     @Test
+    void writtenOutAttention_fusesIntoOneAttention_andMatches() {
+        Random r = new Random(12);
+        int b = 2, s = 9, h = 4, d = 8;
+        Graph g = new Graph("onnx_attention"); // as PyTorch's ONNX export writes BERT's self-attention
+        Value q = g.input("q", Shape.of(DType.F32, b, s, h * d));
+        Value k = g.input("k", Shape.of(DType.F32, b, s, h * d));
+        Value v = g.input("v", Shape.of(DType.F32, b, s, h * d));
+        Value mask = g.input("mask", Shape.of(DType.F32, b, 1, 1, s));
+        Value scores = g.matmul(g.transpose(g.reshape(q, b, s, h, d), 0, 2, 1, 3),
+                g.transpose(g.reshape(k, b, s, h, d), 0, 2, 3, 1));
+        Value masked = g.add(g.div(scores, g.scalar((float) Math.sqrt(d))), mask);
+        Value p = g.reshape(g.softmax(g.reshape(masked, b * h * s, s), 1), b, h, s, s);
+        Value o = g.matmul(p, g.transpose(g.reshape(v, b, s, h, d), 0, 2, 1, 3));
+        g.setOutputs(g.reshape(g.transpose(o, 0, 2, 1, 3), b, s, h * d));
+        Map<String, float[]> data = new HashMap<>();
+        for (Value x : List.of(q, k, v)) {
+            data.put(g.nameOf(x), random(r, x.shape()));
+        }
+        float[] m = new float[b * s];
+        for (int i = 0; i < m.length; i++) {
+            m[i] = i % s < 6 + i / s ? 0f : -3.4028235e38f; // ONNX exports' (1 - keep) * float.min padding
+        }
+        data.put("mask", m);
+        assertEquivalent(g, data, 1e-5);
+        try (Session se = new Session(Device.CPU); CompiledGraph c = se.compile(g)) {
+            assertEquals(1, c.kernelCount(), c.graph().toString());
+        }
+    }
+
+    @Test
     void writtenOutLayerNorm_fusesIntoOneKernel_andMatches() {
         Random r = new Random(8);
         Graph g = new Graph("onnx_layer_norm"); // as PyTorch's ONNX export writes LayerNorm

@@ -1,5 +1,8 @@
 package dev.rlx.opt;
 
+import static dev.rlx.opt.Patterns.isBinary;
+import static dev.rlx.opt.Patterns.scalarConstant;
+
 import dev.rlx.ir.BinaryKind;
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.Node;
@@ -64,12 +67,12 @@ public final class LayerNormFusion implements Pass {
         for (int side = 0; side < 2; side++) {
             Value scaled = n.inputs().get(side);
             Value beta = n.inputs().get(1 - side);
-            Node mul = single(scaled, uses);
+            Node mul = uses.single(scaled);
             if (mul == null || !isBinary(mul, BinaryKind.MUL)) {
                 continue;
             }
             for (int s2 = 0; s2 < 2; s2++) {
-                Node div = single(mul.inputs().get(s2), uses);
+                Node div = uses.single(mul.inputs().get(s2));
                 Value gamma = mul.inputs().get(1 - s2);
                 Match m = div == null ? null : normalized(div, uses, gamma, beta, n);
                 if (m != null) {
@@ -86,12 +89,12 @@ public final class LayerNormFusion implements Pass {
             return null;
         }
         Node sub = div.inputs().get(0).node();
-        Node sqrt = single(div.inputs().get(1), uses);
+        Node sqrt = uses.single(div.inputs().get(1));
         if (!isBinary(sub, BinaryKind.SUB) || sqrt == null
                 || !(sqrt.op() instanceof Op.Unary u && u.op() == UnaryKind.SQRT)) {
             return null;
         }
-        Node addEps = single(sqrt.inputs().get(0), uses);
+        Node addEps = uses.single(sqrt.inputs().get(0));
         if (addEps == null || !isBinary(addEps, BinaryKind.ADD)) {
             return null;
         }
@@ -99,14 +102,14 @@ public final class LayerNormFusion implements Pass {
         Node var = null;
         for (int s = 0; s < 2 && eps == null; s++) {
             eps = scalarConstant(addEps.inputs().get(1 - s));
-            var = single(addEps.inputs().get(s), uses);
+            var = uses.single(addEps.inputs().get(s));
         }
         if (eps == null || var == null || !(eps > 0)) {
             return null;
         }
         Value x = sub.inputs().get(0);
-        Node mean = single(sub.inputs().get(1), uses);
-        Node square = var.op() instanceof Op.Reduce ? single(var.inputs().get(0), uses) : null;
+        Node mean = uses.single(sub.inputs().get(1));
+        Node square = var.op() instanceof Op.Reduce ? uses.single(var.inputs().get(0)) : null;
         int axis = meanAxis(mean, x);
         if (axis < 0 || !squares(square, sub.output()) || meanAxis(var, square.output()) != axis) {
             return null;
@@ -155,22 +158,5 @@ public final class LayerNormFusion implements Pass {
     /** {@code p} is exactly x's trailing dims {@code [axis, rank)} in x's dtype, as the fused op wants it. */
     private static boolean fitsTrailing(Value p, Value x, int axis) {
         return p.shape().equals(Shape.of(x.dtype(), x.shape().dimList().subList(axis, x.rank())));
-    }
-
-    private static boolean isBinary(Node n, BinaryKind k) {
-        return n != null && n.op() instanceof Op.Binary b && b.op() == k;
-    }
-
-    /** The node producing {@code v} when {@code v} has exactly one reader, else null. */
-    private static Node single(Value v, Uses uses) {
-        return uses.of(v) == 1 ? v.node() : null;
-    }
-
-    /** The value of a one-element floating constant, or null. */
-    private static Float scalarConstant(Value v) {
-        if (v.node().op() instanceof Op.Constant c && c.value().shape().elementCount() == 1 && v.dtype().isFloat()) {
-            return (float) c.value().getDouble(0);
-        }
-        return null;
     }
 }

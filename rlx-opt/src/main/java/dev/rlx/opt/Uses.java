@@ -24,4 +24,9 @@ final class Uses {
     int of(Value v) {
         return count.getOrDefault(v, 0);
     }
+
+    /** The node producing {@code v} when {@code v} has exactly one reader (so a fusion may absorb it), else null. */
+    Node single(Value v) {
+        return of(v) == 1 ? v.node() : null;
+    }
 }
