@@ -154,6 +154,26 @@ class OptimizationEquivalenceTest {
     }
 
     @Test
+    void writtenOutGelu_joinsTheMatmulEpilogue_andMatches() {
+        Random r = new Random(14);
+        Graph g = new Graph("onnx_gelu"); // bias add and GELU as PyTorch's ONNX export writes them
+        Value x = g.input("x", Shape.of(DType.F32, 6, 24));
+        Value w = g.param("w", Shape.of(DType.F32, 24, 40));
+        Value b = g.param("b", Shape.of(DType.F32, 40));
+        Value h = g.add(b, g.matmul(x, w));
+        Value erf = g.erf(g.div(h, g.scalar(1.4142135f)));
+        g.setOutputs(g.mul(g.mul(h, g.add(erf, g.scalar(1f))), g.scalar(0.5f)));
+        Map<String, float[]> data = new HashMap<>();
+        for (Value v : List.of(x, w, b)) {
+            data.put(g.nameOf(v), random(r, v.shape()));
+        }
+        assertEquivalent(g, data, 1e-5);
+        try (Session s = new Session(Device.CPU); CompiledGraph c = s.compile(g)) {
+            assertEquals(1, c.kernelCount(), c.graph().toString());
+        }
+    }
+
+    @Test
     void writtenOutLayerNorm_fusesIntoOneKernel_andMatches() {
         Random r = new Random(8);
         Graph g = new Graph("onnx_layer_norm"); // as PyTorch's ONNX export writes LayerNorm

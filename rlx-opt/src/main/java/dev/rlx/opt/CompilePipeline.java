@@ -28,8 +28,8 @@ public final class CompilePipeline {
     /**
      * The passes a compile runs: the precision policy first (so fusion sees final dtypes), then, when
      * {@code optimize}: simplification, constant folding (when an evaluator is given), common
-     * subexpressions, dead code, written-out layer norms and attention fused (if the backend {@code supported}
-     * LAYER_NORM, ATTENTION),
+     * subexpressions, dead code, written-out layer norms, attention and erf GELUs fused (if the backend
+     * {@code supported} LAYER_NORM, ATTENTION, UNARY),
      * transposes folded into matmuls, residual + norm fusion and element-wise / matmul-epilogue fusion (each only
      * if the backend {@code supported} the fused kind), and dead code again.
      */
@@ -52,6 +52,10 @@ public final class CompilePipeline {
             }
             if (supported.contains(OpKind.ATTENTION)) {
                 p.add(new AttentionFusion());
+                p.add(new DeadCodeElimination());
+            }
+            if (supported.contains(OpKind.UNARY)) {
+                p.add(new GeluFusion());
                 p.add(new DeadCodeElimination());
             }
             p.add(new TransposeFolding());
