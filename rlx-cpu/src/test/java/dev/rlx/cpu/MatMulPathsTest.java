@@ -37,8 +37,8 @@ class MatMulPathsTest {
                 Arguments.of(5, 1, 17),        // K = 1
                 Arguments.of(7, 13, 19),       // one short panel, one ragged column block
                 Arguments.of(13, 521, 29),     // K past one slice (KC = 512)
-                Arguments.of(101, 47, 83),     // rows past one block (MC = 96), a 5-row last panel; B read in place
-                Arguments.of(131, 530, 70),    // rows past IN_PLACE_ROWS = 128: B packed, K past one slice
+                Arguments.of(101, 47, 83),     // rows past one block (MC = 96), a 5-row last panel
+                Arguments.of(29, 530, 70),     // B read in place (rows <= IN_PLACE_ROWS), K past a slice, narrow panel
                 Arguments.of(6, 11, 2053),     // columns past one packed block (NC = 2048)
                 Arguments.of(97, 1031, 130));  // all of it at once
     }

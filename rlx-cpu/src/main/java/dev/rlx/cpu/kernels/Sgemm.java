@@ -50,10 +50,10 @@ final class Sgemm {
     static final int SKINNY_ROWS = 4;
     /**
      * Products with at most this many rows read a row-major B in place rather than packing it: packing costs
-     * a copy of B per call, repaid only over many rows (MiniLM at sequence 16: 8.2 ms packed, 4.5 in place;
-     * no difference measured at 128).
+     * a copy of B per call, repaid only over many rows. MiniLM at sequence 16: 6.6 ms packed, 4.2 in place;
+     * at 128 packing wins (128x384 . 384x1536: 187 GF/s packed, 163 in place).
      */
-    static final int IN_PLACE_ROWS = 128;
+    static final int IN_PLACE_ROWS = 32;
 
     /** A matrix view: element (i, j) at {@code offset + i * rowStride + j * colStride} (in floats). */
     record Mat(MemorySegment seg, long offset, long rowStride, long colStride) {
@@ -113,7 +113,7 @@ final class Sgemm {
         }
         // With few rows each packed panel would be used only a few times: read full-width panels of a
         // row-major B in place instead (its rows are NR contiguous floats apart by B's row stride).
-        boolean inPlace = b.colStride() == 1 && m <= IN_PLACE_ROWS;
+        boolean inPlace = NV == 4 && b.colStride() == 1 && m <= IN_PLACE_ROWS;
         for (int jc = c0; jc < c1; jc += NC) {
             int nc = Math.min(NC, c1 - jc);
             for (int pc = p0; pc < p1; pc += KC) {
@@ -135,7 +135,7 @@ final class Sgemm {
                             bp = b.offset() + (long) pc * b.rowStride() + jc + jr;
                             bStep = b.rowStride();
                         } else if (inPlace) {
-                            packB(b, pc, kc, jc + jr, nr, ws.packB()); // the last, narrow panel, once per block of rows
+                            packB(b, pc, kc, jc + jr, nr, ws.packB()); // the last, narrow panel (m <= MC: once)
                             bp = 0;
                         }
                         for (int ir = 0; ir < mc; ir += MR) {
@@ -160,10 +160,12 @@ final class Sgemm {
      */
     private static void micro(MemorySegment a, long ao, long rs, long cs, int mr, MemorySegment b, long bo,
                               long bStep, int kc, MemorySegment tile) {
-        if (NV == 4) {
-            micro6x4(a, ao, rs, cs, mr, b, bo, bStep, kc, tile);
+        if (bStep != NR) {
+            micro6x4Strided(a, ao, rs, cs, mr, b, bo, bStep, kc, tile);
+        } else if (NV == 4) {
+            micro6x4(a, ao, rs, cs, mr, b, bo, kc, tile);
         } else {
-            micro6x2(a, ao, rs, cs, mr, b, bo, bStep, kc, tile);
+            micro6x2(a, ao, rs, cs, mr, b, bo, kc, tile);
         }
     }
 
@@ -296,7 +298,69 @@ final class Sgemm {
 
     /** tile[6 x 4W] = A[6 x kc] . Bpack[kc x 4W], W = vector length; see {@link #micro}; offsets in floats. */
     private static void micro6x4(MemorySegment a, long ao, long rs, long cs, int mr, MemorySegment b, long bo,
-                                 long bStep, int kc, MemorySegment tile) {
+                                 int kc, MemorySegment tile) {
+        FloatVector c00 = FloatVector.zero(F), c01 = FloatVector.zero(F), c02 = FloatVector.zero(F), c03 = FloatVector.zero(F);
+        FloatVector c10 = FloatVector.zero(F), c11 = FloatVector.zero(F), c12 = FloatVector.zero(F), c13 = FloatVector.zero(F);
+        FloatVector c20 = FloatVector.zero(F), c21 = FloatVector.zero(F), c22 = FloatVector.zero(F), c23 = FloatVector.zero(F);
+        FloatVector c30 = FloatVector.zero(F), c31 = FloatVector.zero(F), c32 = FloatVector.zero(F), c33 = FloatVector.zero(F);
+        FloatVector c40 = FloatVector.zero(F), c41 = FloatVector.zero(F), c42 = FloatVector.zero(F), c43 = FloatVector.zero(F);
+        FloatVector c50 = FloatVector.zero(F), c51 = FloatVector.zero(F), c52 = FloatVector.zero(F), c53 = FloatVector.zero(F);
+        long ai = ao * 4;
+        long step = cs * 4;
+        long l1 = Math.min(1, mr - 1) * rs * 4, l2 = Math.min(2, mr - 1) * rs * 4, l3 = Math.min(3, mr - 1) * rs * 4;
+        long l4 = Math.min(4, mr - 1) * rs * 4, l5 = Math.min(5, mr - 1) * rs * 4;
+        long bi = bo * 4;
+        for (int p = 0; p < kc; p++, ai += step, bi += 4L * W * 4) {
+            FloatVector b0 = FloatVector.fromMemorySegment(F, b, bi, LE);
+            FloatVector b1 = FloatVector.fromMemorySegment(F, b, bi + 1L * W * 4, LE);
+            FloatVector b2 = FloatVector.fromMemorySegment(F, b, bi + 2L * W * 4, LE);
+            FloatVector b3 = FloatVector.fromMemorySegment(F, b, bi + 3L * W * 4, LE);
+            FloatVector a0 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai));
+            c00 = b0.fma(a0, c00); c01 = b1.fma(a0, c01); c02 = b2.fma(a0, c02); c03 = b3.fma(a0, c03);
+            FloatVector a1 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + l1));
+            c10 = b0.fma(a1, c10); c11 = b1.fma(a1, c11); c12 = b2.fma(a1, c12); c13 = b3.fma(a1, c13);
+            FloatVector a2 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + l2));
+            c20 = b0.fma(a2, c20); c21 = b1.fma(a2, c21); c22 = b2.fma(a2, c22); c23 = b3.fma(a2, c23);
+            FloatVector a3 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + l3));
+            c30 = b0.fma(a3, c30); c31 = b1.fma(a3, c31); c32 = b2.fma(a3, c32); c33 = b3.fma(a3, c33);
+            FloatVector a4 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + l4));
+            c40 = b0.fma(a4, c40); c41 = b1.fma(a4, c41); c42 = b2.fma(a4, c42); c43 = b3.fma(a4, c43);
+            FloatVector a5 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai + l5));
+            c50 = b0.fma(a5, c50); c51 = b1.fma(a5, c51); c52 = b2.fma(a5, c52); c53 = b3.fma(a5, c53);
+        }
+        c00.intoMemorySegment(tile, (0L * W) * 4, LE);
+        c01.intoMemorySegment(tile, (1L * W) * 4, LE);
+        c02.intoMemorySegment(tile, (2L * W) * 4, LE);
+        c03.intoMemorySegment(tile, (3L * W) * 4, LE);
+        c10.intoMemorySegment(tile, (4L * W) * 4, LE);
+        c11.intoMemorySegment(tile, (5L * W) * 4, LE);
+        c12.intoMemorySegment(tile, (6L * W) * 4, LE);
+        c13.intoMemorySegment(tile, (7L * W) * 4, LE);
+        c20.intoMemorySegment(tile, (8L * W) * 4, LE);
+        c21.intoMemorySegment(tile, (9L * W) * 4, LE);
+        c22.intoMemorySegment(tile, (10L * W) * 4, LE);
+        c23.intoMemorySegment(tile, (11L * W) * 4, LE);
+        c30.intoMemorySegment(tile, (12L * W) * 4, LE);
+        c31.intoMemorySegment(tile, (13L * W) * 4, LE);
+        c32.intoMemorySegment(tile, (14L * W) * 4, LE);
+        c33.intoMemorySegment(tile, (15L * W) * 4, LE);
+        c40.intoMemorySegment(tile, (16L * W) * 4, LE);
+        c41.intoMemorySegment(tile, (17L * W) * 4, LE);
+        c42.intoMemorySegment(tile, (18L * W) * 4, LE);
+        c43.intoMemorySegment(tile, (19L * W) * 4, LE);
+        c50.intoMemorySegment(tile, (20L * W) * 4, LE);
+        c51.intoMemorySegment(tile, (21L * W) * 4, LE);
+        c52.intoMemorySegment(tile, (22L * W) * 4, LE);
+        c53.intoMemorySegment(tile, (23L * W) * 4, LE);
+    }
+
+    /**
+     * {@link #micro6x4} reading B's rows {@code bStep} floats apart (B in place, unpacked). A separate copy
+     * because the packed kernel must keep its constant B stride: with a variable one C2 cannot take the
+     * bounds checks of the B loads out of the loop, and SGEMM 1024^3 fell from 160 to 118 GF/s.
+     */
+    private static void micro6x4Strided(MemorySegment a, long ao, long rs, long cs, int mr, MemorySegment b,
+                                        long bo, long bStep, int kc, MemorySegment tile) {
         FloatVector c00 = FloatVector.zero(F), c01 = FloatVector.zero(F), c02 = FloatVector.zero(F), c03 = FloatVector.zero(F);
         FloatVector c10 = FloatVector.zero(F), c11 = FloatVector.zero(F), c12 = FloatVector.zero(F), c13 = FloatVector.zero(F);
         FloatVector c20 = FloatVector.zero(F), c21 = FloatVector.zero(F), c22 = FloatVector.zero(F), c23 = FloatVector.zero(F);
@@ -355,7 +419,7 @@ final class Sgemm {
 
     /** tile[6 x 2W] = A[6 x kc] . Bpack[kc x 2W], W = vector length; see {@link #micro}; offsets in floats. */
     private static void micro6x2(MemorySegment a, long ao, long rs, long cs, int mr, MemorySegment b, long bo,
-                                 long bStep, int kc, MemorySegment tile) {
+                                 int kc, MemorySegment tile) {
         FloatVector c00 = FloatVector.zero(F), c01 = FloatVector.zero(F);
         FloatVector c10 = FloatVector.zero(F), c11 = FloatVector.zero(F);
         FloatVector c20 = FloatVector.zero(F), c21 = FloatVector.zero(F);
@@ -367,8 +431,7 @@ final class Sgemm {
         long l1 = Math.min(1, mr - 1) * rs * 4, l2 = Math.min(2, mr - 1) * rs * 4, l3 = Math.min(3, mr - 1) * rs * 4;
         long l4 = Math.min(4, mr - 1) * rs * 4, l5 = Math.min(5, mr - 1) * rs * 4;
         long bi = bo * 4;
-        long bs = bStep * 4;
-        for (int p = 0; p < kc; p++, ai += step, bi += bs) {
+        for (int p = 0; p < kc; p++, ai += step, bi += 2L * W * 4) {
             FloatVector b0 = FloatVector.fromMemorySegment(F, b, bi, LE);
             FloatVector b1 = FloatVector.fromMemorySegment(F, b, bi + 1L * W * 4, LE);
             FloatVector a0 = FloatVector.broadcast(F, a.get(JAVA_FLOAT_UNALIGNED, ai));
