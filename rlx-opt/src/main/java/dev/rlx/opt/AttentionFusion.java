@@ -4,15 +4,12 @@ import static dev.rlx.opt.Patterns.isBinary;
 import static dev.rlx.opt.Patterns.scalarConstant;
 
 import dev.rlx.ir.BinaryKind;
-import dev.rlx.ir.Graph;
 import dev.rlx.ir.HeadLayout;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
 import dev.rlx.ir.Value;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Multi-head attention written out in matmuls, as BERT-style ONNX exports emit it, becomes one
@@ -27,46 +24,29 @@ import java.util.Map;
  * broadcasts to {@code [B,H,Sq,Sk]}, and every intermediate value must have no other reader. The fused op
  * needs no head transposes and never writes the {@code H x Sq x Sk} scores to memory.
  */
-public final class AttentionFusion implements Pass {
+public final class AttentionFusion extends NodeFusion<AttentionFusion.Match> {
     @Override
     public String name() {
         return "fuse_attention";
     }
 
     /** A matched attention: what the fused op reads and the reshape it replaces. */
-    private record Match(Value q, Value k, Value v, Value mask, int heads, int headDim, float scale) {}
+    record Match(Value q, Value k, Value v, Value mask, int heads, int headDim, float scale) {}
 
     @Override
-    public Graph apply(Graph g) {
-        Uses uses = new Uses(g);
-        Map<Node, Match> matches = new HashMap<>();
-        for (Node n : g.nodes()) {
-            Match m = match(n, uses);
-            if (m != null) {
-                matches.put(n, m);
-            }
+    List<Value> emit(Match m, Rewriter r) {
+        Op.Attention spec = new Op.Attention(m.heads(), m.heads(), m.headDim(), HeadLayout.BSHD, Op.Attention.Mask.NONE, 0,
+                m.scale(), 0f);
+        List<Value> in = new ArrayList<>(List.of(r.get(m.q()), r.get(m.k()), r.get(m.v())));
+        if (m.mask() != null) {
+            in.add(r.get(m.mask()));
         }
-        if (matches.isEmpty()) {
-            return g;
-        }
-        return Rewriter.rewrite(g, (n, r) -> {
-            Match m = matches.get(n);
-            if (m == null) {
-                r.copy(n);
-                return;
-            }
-            Op.Attention spec = new Op.Attention(m.heads(), m.heads(), m.headDim(), HeadLayout.BSHD,
-                    Op.Attention.Mask.NONE, 0, m.scale(), 0f);
-            List<Value> in = new ArrayList<>(List.of(r.get(m.q()), r.get(m.k()), r.get(m.v())));
-            if (m.mask() != null) {
-                in.add(r.get(m.mask()));
-            }
-            r.replace(n, r.emit(spec, in));
-        });
+        return r.emit(spec, in);
     }
 
     /** {@code out} as the final reshape of a written-out attention, or null. */
-    private static Match match(Node out, Uses uses) {
+    @Override
+    Match match(Node out, Uses uses) {
         if (!(out.op() instanceof Op.Reshape) || out.output().rank() != 3) {
             return null;
         }

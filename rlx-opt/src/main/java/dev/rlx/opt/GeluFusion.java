@@ -4,15 +4,12 @@ import static dev.rlx.opt.Patterns.isBinary;
 import static dev.rlx.opt.Patterns.scalarConstant;
 
 import dev.rlx.ir.BinaryKind;
-import dev.rlx.ir.Graph;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
 import dev.rlx.ir.UnaryKind;
 import dev.rlx.ir.Value;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The exact GELU written out with erf, as PyTorch's ONNX export emits it, becomes one {@code gelu(x)}:
@@ -23,7 +20,7 @@ import java.util.Map;
  * The intermediate values must have no other reader. As one unary op, the GELU can then join the element-wise
  * epilogue of the matmul before it, where {@code x} read twice kept the written-out form out.
  */
-public final class GeluFusion implements Pass {
+public final class GeluFusion extends NodeFusion<Value> {
     private static final float SQRT2 = (float) Math.sqrt(2);
 
     @Override
@@ -32,30 +29,13 @@ public final class GeluFusion implements Pass {
     }
 
     @Override
-    public Graph apply(Graph g) {
-        Uses uses = new Uses(g);
-        Map<Node, Value> matches = new HashMap<>();
-        for (Node n : g.nodes()) {
-            Value x = match(n, uses);
-            if (x != null) {
-                matches.put(n, x);
-            }
-        }
-        if (matches.isEmpty()) {
-            return g;
-        }
-        return Rewriter.rewrite(g, (n, r) -> {
-            Value x = matches.get(n);
-            if (x == null) {
-                r.copy(n);
-            } else {
-                r.replace(n, r.emit(new Op.Unary(UnaryKind.GELU), List.of(r.get(x))));
-            }
-        });
+    List<Value> emit(Value x, Rewriter r) {
+        return r.emit(new Op.Unary(UnaryKind.GELU), List.of(r.get(x)));
     }
 
     /** The x of which {@code n} (the outer product) is the written-out GELU, or null. */
-    private static Value match(Node n, Uses uses) {
+    @Override
+    Value match(Node n, Uses uses) {
         if (!isBinary(n, BinaryKind.MUL) || !n.output().dtype().isFloat()) {
             return null;
         }

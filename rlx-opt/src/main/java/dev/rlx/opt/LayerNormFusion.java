@@ -4,16 +4,13 @@ import static dev.rlx.opt.Patterns.isBinary;
 import static dev.rlx.opt.Patterns.scalarConstant;
 
 import dev.rlx.ir.BinaryKind;
-import dev.rlx.ir.Graph;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
 import dev.rlx.ir.ReduceKind;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.UnaryKind;
 import dev.rlx.ir.Value;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Layer norm written out in element-wise ops, as exporters such as PyTorch's ONNX export emit it, becomes one
@@ -26,41 +23,23 @@ import java.util.Map;
  * and the intermediate values must have no other readers. One kernel then reads x twice instead of nine
  * kernels writing seven tensors, and the norm's statistics are summed in double.
  */
-public final class LayerNormFusion implements Pass {
+public final class LayerNormFusion extends NodeFusion<LayerNormFusion.Match> {
     @Override
     public String name() {
         return "fuse_layer_norm";
     }
 
     /** A matched norm: the values the fused op reads. */
-    private record Match(Value x, Value gamma, Value beta, int axis, float eps) {}
+    record Match(Value x, Value gamma, Value beta, int axis, float eps) {}
 
     @Override
-    public Graph apply(Graph g) {
-        Uses uses = new Uses(g);
-        Map<Node, Match> matches = new HashMap<>();
-        for (Node n : g.nodes()) {
-            Match m = match(n, uses);
-            if (m != null) {
-                matches.put(n, m);
-            }
-        }
-        if (matches.isEmpty()) {
-            return g;
-        }
-        return Rewriter.rewrite(g, (n, r) -> {
-            Match m = matches.get(n);
-            if (m == null) {
-                r.copy(n);
-                return;
-            }
-            List<Value> in = List.of(r.get(m.x()), r.get(m.gamma()), r.get(m.beta()));
-            r.replace(n, r.emit(new Op.LayerNorm(m.axis(), m.eps()), in));
-        });
+    List<Value> emit(Match m, Rewriter r) {
+        return r.emit(new Op.LayerNorm(m.axis(), m.eps()), List.of(r.get(m.x()), r.get(m.gamma()), r.get(m.beta())));
     }
 
     /** {@code n} as the final {@code + beta} of a written-out layer norm, or null. */
-    private static Match match(Node n, Uses uses) {
+    @Override
+    Match match(Node n, Uses uses) {
         if (!isBinary(n, BinaryKind.ADD) || !n.output().dtype().isFloat()) {
             return null;
         }
