@@ -78,11 +78,12 @@ class FusedKernelsTest {
         // out = gelu(a @ w + bias) + residual, batched with a shared weight
         ElementwiseProgram epi = ElementwiseProgram.builder(3)
                 .binary(BinaryKind.ADD, 0, 1).unary(UnaryKind.GELU, 3).binary(BinaryKind.ADD, 4, 2).build();
-        int[][] shapes = {{2, 9, 37}, {1, 130, 600}};
+        // {batch, m, n, k}; the last is a GEMV that splits K over the threads, its epilogue after the partial sums
+        int[][] shapes = {{2, 9, 37, 23}, {1, 130, 600, 23}, {1, 1, 1100, 1000}};
         for (int[] sh : shapes) {
             int bt = sh[0];
             int m = sh[1];
-            int k = 23;
+            int k = sh[3];
             int n = sh[2];
             Ref a = Ref.random(r, -1, 1, bt, m, k);
             Ref w = Ref.random(r, -0.5, 0.5, k, n);

@@ -34,6 +34,8 @@ class MatMulPathsTest {
                 Arguments.of(1, 1, 1),
                 Arguments.of(1, 37, 131),      // skinny: one row (decode), ragged columns
                 Arguments.of(3, 300, 67),      // skinny: a few rows
+                Arguments.of(1, 1537, 700),    // skinny GEMV big enough to split K over threads, odd sizes
+                Arguments.of(2, 1500, 400),    // the same with two rows
                 Arguments.of(5, 1, 17),        // K = 1
                 Arguments.of(7, 13, 19),       // one short panel, one ragged column block
                 Arguments.of(13, 521, 29),     // K past one slice (KC = 512)

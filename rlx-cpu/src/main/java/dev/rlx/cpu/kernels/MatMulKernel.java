@@ -20,6 +20,10 @@ import java.util.Arrays;
 public final class MatMulKernel implements Kernel, RangeTask {
     /** Products below this many multiply-adds run on one thread: waking workers would cost more. */
     private static final long PARALLEL_WORK = 1L << 20;
+    /** A K-split skinny product gives each thread at least this many rows of B. */
+    private static final int SPLIT_K_ROWS = 256;
+    /** ... and uses at most this many floats of partial results. */
+    private static final long SPLIT_K_MAX_FLOATS = 1L << 20;
 
     private final MemorySegment a;
     private final MemorySegment b;
@@ -45,6 +49,15 @@ public final class MatMulKernel implements Kernel, RangeTask {
     private final boolean transB;
     private final int lda;
     private final int ldb;
+    /**
+     * A one-batch skinny product (LLM decode's GEMV) on several threads splits K instead of C's columns: each
+     * part streams a contiguous block of B's rows (split columns would have every thread read short strided
+     * pieces of each row, which the prefetchers follow badly) into its own partial C; a second pass sums the
+     * partials and runs the epilogue.
+     */
+    private final boolean splitK;
+    private final MemorySegment partials;   // (parts - 1) partial C's of m x n floats, splitK only
+    private boolean reducing;               // splitK: which pass range() runs
 
     private MatMulKernel(Node node, LowerContext ctx, boolean transA, boolean transB) {
         this.transA = transA;
@@ -101,10 +114,14 @@ public final class MatMulKernel implements Kernel, RangeTask {
         boolean f32 = dtype == DType.F32;
         int colUnit = f32 ? Sgemm.NR : 1;
         int rowUnit = f32 ? Sgemm.MR : 1;
-        this.colPieces = Math.max(1, Math.min(perBatch, (n + colUnit - 1) / colUnit));
-        this.rowPieces = Math.max(1, Math.min((perBatch + colPieces - 1) / colPieces, (m + rowUnit - 1) / rowUnit));
-        this.units = m == 0 || n == 0 ? 0 : aMats.length * rowPieces * colPieces;
+        this.splitK = f32 && native_ == null && m <= Sgemm.SKINNY_ROWS && bCs == 1 && aMats.length == 1 && want > 1
+                && k >= SPLIT_K_ROWS * want && (long) m * n * (want - 1) <= SPLIT_K_MAX_FLOATS;
+        this.colPieces = splitK ? 1 : Math.max(1, Math.min(perBatch, (n + colUnit - 1) / colUnit));
+        this.rowPieces = splitK ? 1
+                : Math.max(1, Math.min((perBatch + colPieces - 1) / colPieces, (m + rowUnit - 1) / rowUnit));
+        this.units = m == 0 || n == 0 ? 0 : splitK ? want : aMats.length * rowPieces * colPieces;
         this.parts = Math.max(1, Math.min(want, units));
+        this.partials = splitK ? ctx.scratch((long) m * n * (parts - 1) * 4) : null;
         this.workspaces = new Sgemm.Workspace[parts];
         this.hooks = new Hook[parts];
         if (!f32) {
@@ -212,6 +229,11 @@ public final class MatMulKernel implements Kernel, RangeTask {
             runNative();
             return;
         }
+        if (splitK) {
+            reducing = false;
+            parallel.parallelFor(parts, 1, this);
+            reducing = true;
+        }
         parallel.parallelFor(parts, 1, this);
     }
 
@@ -234,6 +256,20 @@ public final class MatMulKernel implements Kernel, RangeTask {
 
     @Override
     public void range(int from, int to) {
+        if (splitK) {
+            for (int part = from; part < to; part++) {
+                if (reducing) {
+                    sumPartials(split(n, parts, part, Sgemm.F.length()), split(n, parts, part + 1, Sgemm.F.length()), part);
+                } else {
+                    // part 0 writes C itself, part q >= 1 its partial
+                    MemorySegment dst = part == 0 ? c : partials;
+                    long off = part == 0 ? 0 : (long) (part - 1) * m * n;
+                    Sgemm.skinny(aMats[0], bMats[0], dst, off, n, 0, m, 0, n, split(k, parts, part, 1),
+                            split(k, parts, part + 1, 1));
+                }
+            }
+            return;
+        }
         for (int part = from; part < to; part++) {
             int begin = (int) ((long) units * part / parts);
             int end = (int) ((long) units * (part + 1) / parts);
@@ -248,6 +284,25 @@ public final class MatMulKernel implements Kernel, RangeTask {
                 int c1 = split(n, colPieces, col + 1, dtype == DType.F32 ? Sgemm.NR : 1);
                 piece(batch, r0, r1, c0, c1, part);
             }
+        }
+    }
+
+    /** Adds the partials into C's columns {@code [c0, c1)}, then runs the epilogue on them. */
+    private void sumPartials(int c0, int c1, int part) {
+        int cols = c1 - c0;
+        if (cols <= 0) {
+            return;
+        }
+        int vn = Sgemm.F.loopBound(cols);
+        for (int i = 0; i < m; i++) {
+            for (int q = 0; q < parts - 1; q++) {
+                Sgemm.axpy(1f, partials, (long) q * m * n + (long) i * n + c0, c, (long) i * n + c0, vn, cols);
+            }
+        }
+        Hook hook = hooks[part];
+        if (hook != null) {
+            hook.batch = 0;
+            hook.tile(0, m, c0, cols);
         }
     }
 
@@ -267,7 +322,7 @@ public final class MatMulKernel implements Kernel, RangeTask {
         Hook hook = hooks[part];
         switch (path) {
             case GENERIC -> generic(am, bm, cOff, r0, r1, c0, c1);
-            case SKINNY -> Sgemm.skinny(am, bm, c, cOff, n, r0, r1, c0, c1, k);
+            case SKINNY -> Sgemm.skinny(am, bm, c, cOff, n, r0, r1, c0, c1, 0, k);
             case DOTS -> {
                 for (int i = r0; i < r1; i++) {
                     Sgemm.dots(am, i, bm, c, cOff + (long) i * n, c0, c1, k);

@@ -221,21 +221,31 @@ final class Sgemm {
     }
 
     /**
-     * {@code C[r0:r1, c0:c1] = A[r0:r1, :] B[:, c0:c1]} for a few rows without packing: B is streamed once,
-     * row by row, each row of it used for every row of A while in L1. B's columns must be contiguous.
+     * {@code C[r0:r1, c0:c1] = A[r0:r1, p0:p1] B[p0:p1, c0:c1]} for a few rows without packing: B is streamed
+     * once, row by row, each row of it used for every row of A while in L1. B's columns must be contiguous.
      */
-    static void skinny(Mat a, Mat b, MemorySegment c, long cOff, long ldc, int r0, int r1, int c0, int c1, int k) {
+    static void skinny(Mat a, Mat b, MemorySegment c, long cOff, long ldc, int r0, int r1, int c0, int c1, int p0,
+                       int p1) {
         int n = c1 - c0;
         int vn = F.loopBound(n);
         for (int i = r0; i < r1; i++) {
             long ci = cOff + i * ldc + c0;
-            if (k == 0) {
+            if (p1 <= p0) {
                 scale(0f, c, ci, c, ci, vn, n);
             } else {
-                scale(a.at(i, 0), b.seg(), b.offset() + c0, c, ci, vn, n); // row 0 of B initialises C
+                scale(a.at(i, p0), b.seg(), b.offset() + (long) p0 * b.rowStride() + c0, c, ci, vn, n); // B's first row
             }
         }
-        for (int p = 1; p < k; p++) {
+        int p = p0 + 1;
+        if (r1 - r0 == 1) { // a GEMV: four rows of B per pass over C, so C moves a quarter as often
+            long ci = cOff + r0 * ldc + c0;
+            for (; p + 3 < p1; p += 4) {
+                long brow = b.offset() + (long) p * b.rowStride() + c0;
+                axpy4(a.at(r0, p), a.at(r0, p + 1), a.at(r0, p + 2), a.at(r0, p + 3), b.seg(), brow,
+                        b.rowStride(), c, ci, vn, n);
+            }
+        }
+        for (; p < p1; p++) {
             long brow = b.offset() + (long) p * b.rowStride() + c0;
             for (int i = r0; i < r1; i++) {
                 float av = a.at(i, p);
@@ -258,8 +268,40 @@ final class Sgemm {
         }
     }
 
+    /** {@code y[yo + j] += sum over r < 4 of s_r * x[xo + r * ldx + j]} for j in [0, n); offsets in floats. */
+    private static void axpy4(float s0, float s1, float s2, float s3, MemorySegment x, long xo, long ldx,
+                              MemorySegment y, long yo, int vn, int n) {
+        long x0 = xo * 4;
+        long x1 = (xo + ldx) * 4;
+        long x2 = (xo + 2 * ldx) * 4;
+        long x3 = (xo + 3 * ldx) * 4;
+        long yb = yo * 4;
+        FloatVector v0 = FloatVector.broadcast(F, s0);
+        FloatVector v1 = FloatVector.broadcast(F, s1);
+        FloatVector v2 = FloatVector.broadcast(F, s2);
+        FloatVector v3 = FloatVector.broadcast(F, s3);
+        int j = 0;
+        for (; j < vn; j += W) {
+            long o = (long) j * 4;
+            FloatVector acc = FloatVector.fromMemorySegment(F, y, yb + o, LE);
+            acc = FloatVector.fromMemorySegment(F, x, x0 + o, LE).fma(v0, acc);
+            acc = FloatVector.fromMemorySegment(F, x, x1 + o, LE).fma(v1, acc);
+            acc = FloatVector.fromMemorySegment(F, x, x2 + o, LE).fma(v2, acc);
+            acc = FloatVector.fromMemorySegment(F, x, x3 + o, LE).fma(v3, acc);
+            acc.intoMemorySegment(y, yb + o, LE);
+        }
+        for (; j < n; j++) {
+            float v = y.getAtIndex(JAVA_FLOAT, yo + j);
+            v = Math.fma(s0, x.getAtIndex(JAVA_FLOAT, xo + j), v);
+            v = Math.fma(s1, x.getAtIndex(JAVA_FLOAT, xo + ldx + j), v);
+            v = Math.fma(s2, x.getAtIndex(JAVA_FLOAT, xo + 2 * ldx + j), v);
+            v = Math.fma(s3, x.getAtIndex(JAVA_FLOAT, xo + 3 * ldx + j), v);
+            y.setAtIndex(JAVA_FLOAT, yo + j, v);
+        }
+    }
+
     /** {@code y[yo + j] += s * x[xo + j]} for j in [0, n); the first {@code vn} elements by whole vectors. */
-    private static void axpy(float s, MemorySegment x, long xo, MemorySegment y, long yo, int vn, int n) {
+    static void axpy(float s, MemorySegment x, long xo, MemorySegment y, long yo, int vn, int n) {
         int j = 0;
         for (; j < vn; j += W) {
             FloatVector sv = FloatVector.broadcast(F, s);
