@@ -4,8 +4,6 @@ import dev.rlx.ir.RlxException;
 import dev.rlx.onnx.embed.MiniLm;
 import dev.rlx.onnx.embed.SentenceEmbedder;
 import dev.rlx.onnx.text.BertTokenizer;
-import dev.rlx.runtime.CompileOptions;
-import dev.rlx.runtime.Device;
 import dev.rlx.runtime.Session;
 import dev.rlx.runtime.Tick;
 import java.io.PrintWriter;
@@ -13,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -32,11 +31,8 @@ final class EmbedCommand implements Callable<Integer> {
     @Option(names = {"--int8", "--quantized"}, description = "Use the int8 (dynamically quantized) model.")
     boolean int8;
 
-    @Option(names = "--device", defaultValue = "cpu", description = "Device to run on (default: ${DEFAULT-VALUE}).")
-    String device;
-
-    @Option(names = "--threads", description = "Worker threads (default: RLX_THREADS or all cores).")
-    Integer threads;
+    @Mixin
+    SessionOptions sessionOptions;
 
     @Option(names = "--max-length", description = "Truncate texts to this many tokens, [CLS] and [SEP] included "
             + "(default: the tokenizer's 128; at most 512).")
@@ -57,8 +53,7 @@ final class EmbedCommand implements Callable<Integer> {
             err.println("rlx embed: --max-length must be 2.." + MiniLm.MAX_POSITIONS + " but is " + maxLength);
             return 2;
         }
-        CompileOptions opts = threads == null ? CompileOptions.defaults() : CompileOptions.defaults().withThreads(threads);
-        try (Session s = new Session(Device.parse(device), opts)) {
+        try (Session s = sessionOptions.open()) {
             Tick t0 = Tick.now();
             BertTokenizer tok = which.tokenizer();
             if (maxLength != null) {

@@ -5,8 +5,6 @@ import dev.rlx.ir.Tensor;
 import dev.rlx.onnx.OnnxModel;
 import dev.rlx.onnx.OnnxRunner;
 import dev.rlx.onnx.OnnxValueInfo;
-import dev.rlx.runtime.CompileOptions;
-import dev.rlx.runtime.Device;
 import dev.rlx.runtime.Session;
 import dev.rlx.runtime.Tick;
 import dev.rlx.runtime.weights.Npy;
@@ -22,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -47,11 +46,8 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--save", paramLabel = "DIR", description = "Write each output to DIR/<output name>.npy.")
     Path save;
 
-    @Option(names = "--device", defaultValue = "cpu", description = "Device to run on (default: ${DEFAULT-VALUE}).")
-    String device;
-
-    @Option(names = "--threads", description = "Worker threads (default: RLX_THREADS or all cores).")
-    Integer threads;
+    @Mixin
+    SessionOptions sessionOptions;
 
     @Spec
     CommandSpec spec;
@@ -67,8 +63,7 @@ final class RunCommand implements Callable<Integer> {
         try {
             OnnxModel m = OnnxModel.load(model);
             Map<String, Tensor> feed = readInputs(m);
-            CompileOptions opts = threads == null ? CompileOptions.defaults() : CompileOptions.defaults().withThreads(threads);
-            try (Session s = new Session(Device.parse(device), opts); OnnxRunner r = new OnnxRunner(m, s)) {
+            try (Session s = sessionOptions.open(); OnnxRunner r = new OnnxRunner(m, s)) {
                 Tick t0 = Tick.now();
                 Map<String, Tensor> result = r.run(feed);
                 double firstMs = Tick.now().elapsedMs(t0);
