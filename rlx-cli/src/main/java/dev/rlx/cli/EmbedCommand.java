@@ -64,12 +64,10 @@ final class EmbedCommand implements Callable<Integer> {
                 Tick t1 = Tick.now();
                 float[][] v = e.embed(texts);
                 double firstMs = Tick.now().elapsedMs(t1);
-                Tick t2 = Tick.now();
-                e.embed(texts);
-                double againMs = Tick.now().elapsedMs(t2);
                 int[] tokens = texts.stream().mapToInt(t -> e.tokenizer().encode(t).length()).toArray();
-                err.printf(Locale.ROOT, "all-MiniLM-L6-v2 %s on %s: model read in %.0f ms, first batch (import, compile, run) "
-                        + "%.0f ms, again %.1f ms%n", int8 ? "int8" : "fp32", s.backendName(), loadMs, firstMs, againMs);
+                err.printf(Locale.ROOT, "all-MiniLM-L6-v2 %s on %s: model read in %.0f ms, batch embedded (import, "
+                        + "compile, run) in %.0f ms; steady-state latency: ./rlx-bench/run MiniLm%n",
+                        int8 ? "int8" : "fp32", s.backendName(), loadMs, firstMs);
                 err.flush();
                 if (json) {
                     json(out, which, tokens, v);
