@@ -164,19 +164,35 @@ public final class NormKernels {
         @Override
         public void range(int from, int to) {
             int n = lines.length();
+            if (vector) {
+                rowsF32(from, to, n);
+                return;
+            }
+            for (int l = from; l < to; l++) {
+                lineDouble(lines.start(0, l), n, lines.step(0));
+            }
+        }
+
+        /** Rows {@code [from, to)}; each row's exp pass also finds the next row's max (its loads overlap). */
+        private void rowsF32(int from, int to, int n) {
+            if (from >= to) {
+                return;
+            }
+            float max = RowsF32.extreme(x, lines.start(0, from), n, true);
             for (int l = from; l < to; l++) {
                 long s = lines.start(0, l);
-                if (vector) {
-                    rowF32(s, n);
+                if (l + 1 < to) {
+                    long sumAndMax = RowsF32.expShiftedSumNextMax(x, s, y, s, n, max, lines.start(0, l + 1));
+                    finishRow(s, n, max, RowsF32.high(sumAndMax));
+                    max = RowsF32.low(sumAndMax);
                 } else {
-                    lineDouble(s, n, lines.step(0));
+                    finishRow(s, n, max, RowsF32.expShiftedSum(x, s, y, s, n, max));
                 }
             }
         }
 
-        private void rowF32(long s, int n) {
-            float max = RowsF32.extreme(x, s, n, true);
-            double sum = RowsF32.expShiftedSum(x, s, y, s, n, max);
+        /** With {@code y = exp(x - max)} written and summed: the scaled (or log) result. */
+        private void finishRow(long s, int n, float max, double sum) {
             if (log) {
                 RowsF32.affine(x, s, y, s, n, max, 1f, 1f, (float) -Math.log(sum));
             } else {
@@ -227,6 +243,7 @@ public final class NormKernels {
         private final boolean centered;
         private final double eps;
         private final boolean vector;
+        private final boolean pipelined; // f32 layer or RMS norm over whole rows: see rowsPipelinedF32
         private final Parallel parallel;
 
         NormRows(Buf x, Buf y, Buf gamma, Buf beta, int rows, int groups, int segLen, int segs, boolean perElement,
@@ -245,6 +262,7 @@ public final class NormKernels {
             this.centered = centered;
             this.eps = eps;
             this.vector = t == DType.F32;
+            this.pipelined = vector && perElement && segs == 1 && (centered || beta == null);
             this.parallel = parallel;
         }
 
@@ -255,8 +273,46 @@ public final class NormKernels {
 
         @Override
         public void range(int from, int to) {
+            if (pipelined) {
+                rowsPipelinedF32(from, to);
+                return;
+            }
             for (int r = from; r < to; r++) {
                 row(r);
+            }
+        }
+
+        /**
+         * Rows {@code [from, to)} of a layer or RMS norm with each row's output pass fused with the next row's
+         * first pass (its sum, or for RMS its sum of squares): loads from memory overlap the stores. Same
+         * arithmetic as {@link #rowF32}.
+         */
+        private void rowsPipelinedF32(int from, int to) {
+            if (from >= to) {
+                return;
+            }
+            long first = (long) from * rowLen;
+            double firstPass = centered
+                    ? RowsF32.sumShifted(x, first, rowLen, x.getAtIndex(JAVA_FLOAT, first))
+                    : RowsF32.sumSquaredDeviations(x, first, rowLen, 0f);
+            for (int r = from; r < to; r++) {
+                long off = (long) r * rowLen;
+                float mean = 0f;
+                double var = firstPass / rowLen;
+                if (centered) {
+                    mean = (float) (x.getAtIndex(JAVA_FLOAT, off) + firstPass / rowLen);
+                    var = RowsF32.sumSquaredDeviations(x, off, rowLen, mean) / rowLen;
+                }
+                float rstd = (float) (1 / Math.sqrt(var + eps));
+                long next = off + rowLen;
+                if (r + 1 == to) {
+                    RowsF32.normalize(x, off, y, off, rowLen, mean, rstd, gamma, 0, beta, 0);
+                } else if (centered) {
+                    firstPass = RowsF32.normalizeThenSum(x, off, y, off, rowLen, mean, rstd, gamma, 0, beta, 0, next,
+                            x.getAtIndex(JAVA_FLOAT, next));
+                } else {
+                    firstPass = RowsF32.normalizeThenSumSquares(x, off, y, off, rowLen, rstd, gamma, 0, next);
+                }
             }
         }
 

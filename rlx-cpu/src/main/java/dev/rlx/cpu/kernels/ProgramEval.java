@@ -19,7 +19,7 @@ import java.lang.foreign.MemorySegment;
  */
 final class ProgramEval {
     /** Elements per piece: a scratch buffer per step of this many floats stays in L1. */
-    static final int PIECE = 1024;
+    static final int PIECE = 256;
 
     private final int inputs;
     private final UnaryKind[] unary;   // per step, null for binary steps

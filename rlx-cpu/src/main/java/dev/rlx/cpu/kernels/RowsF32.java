@@ -132,6 +132,127 @@ final class RowsF32 {
     }
 
     /**
+     * {@link #expShiftedSum} of the row at {@code xo} fused with {@link #extreme largest} of the next row at
+     * {@code next} (same length): the next row's loads from memory overlap this row's exp. Returns both
+     * packed by {@link #packed}: the sum (rounded to float) high, the next row's max low.
+     */
+    static long expShiftedSumNextMax(MemorySegment x, long xo, MemorySegment y, long yo, int len, float shift,
+                                     long next) {
+        double total = 0;
+        FloatVector max = FloatVector.broadcast(F, Float.NEGATIVE_INFINITY);
+        float tailMax = Float.NEGATIVE_INFINITY;
+        for (int b = 0; b < len; b += BLOCK) {
+            int end = Math.min(len, b + BLOCK);
+            int bound = b + F.loopBound(end - b);
+            FloatVector acc = FloatVector.zero(F);
+            int j = b;
+            for (; j < bound; j += W) {
+                FloatVector e = VectorMath.expNonPositive(FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE)
+                        .sub(shift));
+                e.intoMemorySegment(y, (yo + j) * 4, LE);
+                acc = acc.add(e);
+                max = max.max(FloatVector.fromMemorySegment(F, x, (next + j) * 4, LE));
+            }
+            float part = acc.reduceLanes(VectorOperators.ADD);
+            for (; j < end; j++) {
+                float e = VectorMath.expNonPositive(x.getAtIndex(JAVA_FLOAT, xo + j) - shift);
+                y.setAtIndex(JAVA_FLOAT, yo + j, e);
+                part += e;
+                tailMax = Math.max(tailMax, x.getAtIndex(JAVA_FLOAT, next + j));
+            }
+            total += part;
+        }
+        return packed((float) total, Math.max(max.reduceLanes(VectorOperators.MAX), tailMax));
+    }
+
+    /** Two floats in a long (no allocation for a second result): {@code high} in the upper half. */
+    static long packed(float high, float low) {
+        return (long) Float.floatToRawIntBits(high) << 32 | Float.floatToRawIntBits(low) & 0xFFFF_FFFFL;
+    }
+
+    static float high(long packed) {
+        return Float.intBitsToFloat((int) (packed >>> 32));
+    }
+
+    static float low(long packed) {
+        return Float.intBitsToFloat((int) packed);
+    }
+
+    /**
+     * {@link #normalize} of the row at {@code xo} fused with {@link #sumShifted} of the next row at
+     * {@code next} (same length) by {@code nextShift}, which it returns: the next row's loads from memory
+     * overlap this row's stores, where two separate passes would leave memory idle half the time.
+     */
+    static double normalizeThenSum(MemorySegment x, long xo, MemorySegment y, long yo, int len, float shift,
+                                   float scale, MemorySegment g, long go, MemorySegment b, long bo, long next,
+                                   float nextShift) {
+        double total = 0;
+        for (int blk = 0; blk < len; blk += BLOCK) {
+            int end = Math.min(len, blk + BLOCK);
+            int bound = blk + F.loopBound(end - blk);
+            FloatVector acc = FloatVector.zero(F);
+            int j = blk;
+            for (; j < bound; j += W) {
+                FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).sub(shift).mul(scale);
+                FloatVector gv = FloatVector.fromMemorySegment(F, g, (go + j) * 4, LE);
+                if (b == null) {
+                    v.mul(gv).intoMemorySegment(y, (yo + j) * 4, LE);
+                } else {
+                    v.fma(gv, FloatVector.fromMemorySegment(F, b, (bo + j) * 4, LE))
+                            .intoMemorySegment(y, (yo + j) * 4, LE);
+                }
+                acc = acc.add(FloatVector.fromMemorySegment(F, x, (next + j) * 4, LE).sub(nextShift));
+            }
+            float part = acc.reduceLanes(VectorOperators.ADD);
+            for (; j < end; j++) {
+                part += x.getAtIndex(JAVA_FLOAT, next + j) - nextShift;
+            }
+            total += part;
+            normalizeTail(x, xo, y, yo, bound, end, shift, scale, g, go, b, bo);
+        }
+        return total;
+    }
+
+    /**
+     * {@link #normalize} (no bias) of the row at {@code xo} fused with {@link #sumSquaredDeviations} about 0
+     * of the next row at {@code next}, which it returns: an RMS norm's two passes over consecutive rows.
+     */
+    static double normalizeThenSumSquares(MemorySegment x, long xo, MemorySegment y, long yo, int len, float scale,
+                                          MemorySegment g, long go, long next) {
+        double total = 0;
+        for (int blk = 0; blk < len; blk += BLOCK) {
+            int end = Math.min(len, blk + BLOCK);
+            int bound = blk + F.loopBound(end - blk);
+            FloatVector acc = FloatVector.zero(F);
+            int j = blk;
+            for (; j < bound; j += W) {
+                FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).mul(scale);
+                v.mul(FloatVector.fromMemorySegment(F, g, (go + j) * 4, LE)).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector u = FloatVector.fromMemorySegment(F, x, (next + j) * 4, LE);
+                acc = u.fma(u, acc);
+            }
+            float part = acc.reduceLanes(VectorOperators.ADD);
+            for (; j < end; j++) {
+                float u = x.getAtIndex(JAVA_FLOAT, next + j);
+                part += u * u;
+            }
+            total += part;
+            normalizeTail(x, xo, y, yo, bound, end, 0f, scale, g, go, null, 0);
+        }
+        return total;
+    }
+
+    /** The scalar elements {@code [from, to)} of {@link #normalize}. */
+    private static void normalizeTail(MemorySegment x, long xo, MemorySegment y, long yo, int from, int to,
+                                      float shift, float scale, MemorySegment g, long go, MemorySegment b, long bo) {
+        for (int j = from; j < to; j++) {
+            float v = (x.getAtIndex(JAVA_FLOAT, xo + j) - shift) * scale;
+            float bv = b == null ? 0f : b.getAtIndex(JAVA_FLOAT, bo + j);
+            y.setAtIndex(JAVA_FLOAT, yo + j, Math.fma(v, g.getAtIndex(JAVA_FLOAT, go + j), bv));
+        }
+    }
+
+    /**
      * {@code y[yo+j] = (x[xo+j] - shift) * scale * g[go+j] (+ b[bo+j])}: a layer or RMS norm's output; no
      * bias when {@code b} is null. {@code y} may be {@code x}.
      */
@@ -153,11 +274,7 @@ final class RowsF32 {
                 v.fma(gv, bv).intoMemorySegment(y, (yo + j) * 4, LE);
             }
         }
-        for (; j < len; j++) {
-            float v = (x.getAtIndex(JAVA_FLOAT, xo + j) - shift) * scale;
-            float bv = b == null ? 0f : b.getAtIndex(JAVA_FLOAT, bo + j);
-            y.setAtIndex(JAVA_FLOAT, yo + j, Math.fma(v, g.getAtIndex(JAVA_FLOAT, go + j), bv));
-        }
+        normalizeTail(x, xo, y, yo, j, len, shift, scale, g, go, b, bo);
     }
 
     /**
