@@ -39,28 +39,44 @@ public final class BenchMain {
         CpuSuiteReport.report(results);
     }
 
-    /** The ratio table, or an empty string when no benchmark has both an {@code rlx} method and a peer. */
+    /** The side measured by the benchmark under test. */
+    static final String RLX = "rlx";
+    /** A parameter naming the side ({@link #RLX} or a peer), for benchmarks that run both in one method. */
+    static final String WHO = "who";
+
+    /** The side {@code r} measured: its {@link #WHO} parameter, or else its method's name. */
+    static String side(RunResult r) {
+        String who = r.getParams().getParam(WHO);
+        if (who != null) {
+            return who;
+        }
+        String name = r.getParams().getBenchmark();
+        return name.substring(name.lastIndexOf('.') + 1);
+    }
+
+    /** The ratio table, or an empty string when no benchmark has both an {@code rlx} side and a peer. */
     static String ratios(Collection<RunResult> results) {
-        Map<String, Map<String, RunResult>> groups = new LinkedHashMap<>(); // class + params -> method -> result
+        Map<String, Map<String, RunResult>> groups = new LinkedHashMap<>(); // class + params -> side -> result
         for (RunResult r : results) {
             String name = r.getParams().getBenchmark();
             String cls = name.substring(0, name.lastIndexOf('.'));
-            String method = name.substring(name.lastIndexOf('.') + 1);
             StringBuilder key = new StringBuilder(cls.substring(cls.lastIndexOf('.') + 1));
             for (String p : r.getParams().getParamsKeys()) {
-                key.append(' ').append(p).append('=').append(r.getParams().getParam(p));
+                if (!p.equals(WHO)) {
+                    key.append(' ').append(p).append('=').append(r.getParams().getParam(p));
+                }
             }
-            groups.computeIfAbsent(key.toString(), k -> new LinkedHashMap<>()).put(method, r);
+            groups.computeIfAbsent(key.toString(), k -> new LinkedHashMap<>()).put(side(r), r);
         }
         List<String> rows = new ArrayList<>();
         for (Map.Entry<String, Map<String, RunResult>> g : groups.entrySet()) {
-            RunResult rlx = g.getValue().get("rlx");
+            RunResult rlx = g.getValue().get(RLX);
             if (rlx == null) {
                 continue;
             }
             double base = rlx.getPrimaryResult().getScore();
             for (Map.Entry<String, RunResult> m : g.getValue().entrySet()) {
-                if (m.getKey().equals("rlx")) {
+                if (m.getKey().equals(RLX)) {
                     continue;
                 }
                 double peer = m.getValue().getPrimaryResult().getScore();

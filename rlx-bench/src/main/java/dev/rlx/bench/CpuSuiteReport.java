@@ -48,19 +48,18 @@ final class CpuSuiteReport {
 
     /** The suite's rows among {@code results}, in run order; empty when the suite did not run. */
     static List<Row> rows(Collection<RunResult> results) {
-        Map<String, Map<String, Double>> byCase = new LinkedHashMap<>(); // "id|threads" -> method -> ms
+        Map<String, Map<String, Double>> byCase = new LinkedHashMap<>(); // "id|threads" -> side -> ms
         for (RunResult r : results) {
             String name = r.getParams().getBenchmark();
             if (!name.contains(CpuSuiteBenchmark.class.getSimpleName())) {
                 continue;
             }
             String key = r.getParams().getParam("op") + "|" + r.getParams().getParam("threads");
-            byCase.computeIfAbsent(key, k -> new LinkedHashMap<>())
-                    .put(name.substring(name.lastIndexOf('.') + 1), r.getPrimaryResult().getScore());
+            byCase.computeIfAbsent(key, k -> new LinkedHashMap<>()).put(BenchMain.side(r), r.getPrimaryResult().getScore());
         }
         List<Row> rows = new ArrayList<>();
         for (Map.Entry<String, Map<String, Double>> e : byCase.entrySet()) {
-            Double rlx = e.getValue().get("rlx");
+            Double rlx = e.getValue().get(BenchMain.RLX);
             Double peer = e.getValue().get("peer");
             if (rlx == null || peer == null) {
                 continue;
