@@ -4,6 +4,7 @@ import static dev.rlx.cpu.testing.Close.assertClose;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.rlx.cpu.testing.ElementRefs;
 import dev.rlx.cpu.testing.Ref;
 import dev.rlx.cpu.testing.Runner;
 import dev.rlx.ir.BinaryKind;
@@ -34,59 +35,6 @@ class ElementwiseKernelsTest {
     /** Enough elements for several vector chunks, a ragged tail and the parallel split (2 threads here). */
     private static final int LARGE = 70_001;
 
-    // ---------------------------------------------------------------- references
-
-    /** erf by Simpson integration of 2/sqrt(pi) exp(-t^2) on [0, x] with 2000 panels: error < 1e-13. */
-    static double erfRef(double x) {
-        int n = 2000;
-        double h = x / n;
-        double s = 1 + Math.exp(-x * x);
-        for (int i = 1; i < n; i++) {
-            double t = i * h;
-            s += (i % 2 == 0 ? 2 : 4) * Math.exp(-t * t);
-        }
-        return s * h / 3 * 2 / Math.sqrt(Math.PI);
-    }
-
-    static DoubleUnaryOperator ref(UnaryKind k) {
-        return switch (k) {
-            case RELU -> x -> Math.max(x, 0);
-            case GELU -> x -> 0.5 * x * (1 + erfRef(x / Math.sqrt(2)));
-            case GELU_TANH -> x -> 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x)));
-            case SILU -> x -> x / (1 + Math.exp(-x));
-            case SIGMOID -> x -> 1 / (1 + Math.exp(-x));
-            case TANH -> Math::tanh;
-            case EXP -> Math::exp;
-            case LOG -> Math::log;
-            case SQRT -> Math::sqrt;
-            case RSQRT -> x -> 1 / Math.sqrt(x);
-            case RECIPROCAL -> x -> 1 / x;
-            case NEG -> x -> -x;
-            case ABS -> Math::abs;
-            case SIGN -> Math::signum;
-            case SIN -> Math::sin;
-            case COS -> Math::cos;
-            case TAN -> Math::tan;
-            case ATAN -> Math::atan;
-            case ERF -> ElementwiseKernelsTest::erfRef;
-            case ROUND -> Math::rint;
-            case FLOOR -> Math::floor;
-            case CEIL -> Math::ceil;
-            case NOT -> x -> x == 0 ? 1 : 0;
-        };
-    }
-
-    /** Inputs inside each function's domain and away from its poles. */
-    static Ref inputs(UnaryKind k, Random r, int... dims) {
-        return switch (k) {
-            case LOG, SQRT, RSQRT -> Ref.random(r, 0.01, 50, dims);
-            case RECIPROCAL -> Ref.random(r, 0.1, 5, dims).map(x -> r.nextBoolean() ? x : -x);
-            case TAN -> Ref.random(r, -1.4, 1.4, dims);
-            case EXP -> Ref.random(r, -20, 20, dims);
-            default -> Ref.random(r, -6, 6, dims);
-        };
-    }
-
     static double[] apply(DoubleUnaryOperator f, Ref x) {
         return x.map(f).data();
     }
@@ -109,9 +57,9 @@ class ElementwiseKernelsTest {
     @MethodSource("floatKinds")
     void unary_f32_matchesReference(UnaryKind k) {
         Random r = new Random(k.ordinal());
-        Ref x = inputs(k, r, LARGE);
+        Ref x = ElementRefs.inputs(k, r, LARGE);
         double[] out = Runner.run(unaryGraph(k, Shape.of(DType.F32, LARGE)), Map.of("x", x)).get(0);
-        double[] expected = apply(ref(k), x);
+        double[] expected = apply(ElementRefs.ref(k), x);
         double atol = k == UnaryKind.GELU || k == UnaryKind.ERF ? 5e-7 : 1e-6;
         assertClose(expected, out, atol, 2e-6, k + " f32");
     }
@@ -121,10 +69,10 @@ class ElementwiseKernelsTest {
     @MethodSource("floatKinds")
     void unary_f64_matchesReference(UnaryKind k) {
         Random r = new Random(100 + k.ordinal());
-        Ref x = inputs(k, r, 3, 333);
+        Ref x = ElementRefs.inputs(k, r, 3, 333);
         Graph g = unaryGraph(k, Shape.of(DType.F64, 3, 333));
         double[] out = Runner.run(g, Map.of("x", x.data())).get(0);
-        assertClose(apply(ref(k), x), out, 1e-12, 1e-12, k + " f64");
+        assertClose(apply(ElementRefs.ref(k), x), out, 1e-12, 1e-12, k + " f64");
     }
 
     @Test
@@ -182,22 +130,6 @@ class ElementwiseKernelsTest {
 
     // ---------------------------------------------------------------- binary
 
-    static DoubleBinaryOperator ref(BinaryKind k) {
-        return switch (k) {
-            case ADD -> Double::sum;
-            case SUB -> (a, b) -> a - b;
-            case MUL -> (a, b) -> a * b;
-            case DIV -> (a, b) -> a / b;
-            case POW -> Math::pow;
-            case MAX -> Math::max;
-            case MIN -> Math::min;
-            case MOD -> (a, b) -> a - b * Math.floor(a / b);
-            case AND -> (a, b) -> (a != 0 && b != 0) ? 1 : 0;
-            case OR -> (a, b) -> (a != 0 || b != 0) ? 1 : 0;
-            case XOR -> (a, b) -> ((a != 0) != (b != 0)) ? 1 : 0;
-        };
-    }
-
     /** Operand dims pairs covering every broadcasting case the walk distinguishes. */
     static Stream<Arguments> broadcastCases() {
         return Stream.of(
@@ -253,7 +185,7 @@ class ElementwiseKernelsTest {
             double[] out = Runner.run(binaryGraph(k, Shape.of(DType.F32, ad), Shape.of(DType.F32, bd)),
                     Map.of("a", a, "b", b)).get(0);
             // Results are the float rounding of the exact op, except pow (SVML, ~1 ulp) and mod (fmod then adjust).
-            assertClose(binaryRef(a, b, broadcastDims(ad, bd), ref(k)), out, 1e-6, 2e-6, k + " f32");
+            assertClose(binaryRef(a, b, broadcastDims(ad, bd), ElementRefs.ref(k)), out, 1e-6, 2e-6, k + " f32");
         }
     }
 
@@ -267,7 +199,7 @@ class ElementwiseKernelsTest {
             Ref b = Ref.random(r, -5, 5, bd);
             double[] out = Runner.run(binaryGraph(k, Shape.of(DType.F64, ad), Shape.of(DType.F64, bd)),
                     Map.of("a", a.data(), "b", b.data())).get(0);
-            assertClose(binaryRef(a, b, broadcastDims(ad, bd), ref(k)), out, 1e-12, 1e-12, k + " f64");
+            assertClose(binaryRef(a, b, broadcastDims(ad, bd), ElementRefs.ref(k)), out, 1e-12, 1e-12, k + " f64");
         }
     }
 
@@ -293,7 +225,7 @@ class ElementwiseKernelsTest {
             double[] out = Runner.run(binaryGraph(k, Shape.of(DType.BOOL, 4), Shape.of(DType.BOOL, 4)),
                     Map.of("a", a, "b", b)).get(0);
             for (int i = 0; i < 4; i++) {
-                assertEquals(ref(k).applyAsDouble(a[i] ? 1 : 0, b[i] ? 1 : 0), out[i], k + " at " + i);
+                assertEquals(ElementRefs.ref(k).applyAsDouble(a[i] ? 1 : 0, b[i] ? 1 : 0), out[i], k + " at " + i);
             }
         }
     }

@@ -7,12 +7,21 @@ import dev.rlx.runtime.CompileException;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A fused chain of f32 element-wise ops ({@link Op.Fused}): one pass over memory, intermediates in L1
- * (see {@link ProgramEval}). Work is split into one part per thread, each with its own scratch and
- * offset arrays, taking pieces of {@link ProgramEval#PIECE} elements in turn.
+ * A fused chain of f32 element-wise ops ({@link Op.Fused}): one pass over memory. When every operand is
+ * contiguous or a broadcast scalar along a row and every step has a vector form, a generated loop
+ * ({@link FusedLoops}) keeps intermediates in registers over chunks of {@link #CHUNK} elements, with
+ * {@link ProgramEval} finishing each row's last partial vector; otherwise {@link ProgramEval} runs the program
+ * step by step over pieces of {@link ProgramEval#PIECE} elements with intermediates in L1. Work is split into
+ * one part per thread, each with its own scratch and offset arrays.
  */
 final class FusedKernel implements Kernel, RangeTask {
+    /** Elements per unit of work for the generated loop: long enough that per-unit offsets cost nothing. */
+    static final int CHUNK = 4096;
+
     private final ProgramEval eval;
+    private final FusedLoop loop;   // null: interpreted
+    private final MemorySegment[] ins;
+    private final int chunk;
     private final Walk walk;        // operand 0 = output, 1.. = program inputs
     private final MemorySegment out;
     private final int inputs;
@@ -38,7 +47,17 @@ final class FusedKernel implements Kernel, RangeTask {
         this.inputs = in.length;
         this.eval = new ProgramEval(op.program(), segs, ctx.scratch(ProgramEval.scratchBytes(op.program(), threads)),
                 threads);
-        this.piecesPerRow = Math.max(1, (walk.inner() + ProgramEval.PIECE - 1) / ProgramEval.PIECE);
+        boolean[] broadcast = new boolean[in.length];
+        boolean vectorLayout = true;
+        for (int k = 0; k < in.length; k++) {
+            long stride = walk.innerStride(k + 1);
+            broadcast[k] = stride == 0;
+            vectorLayout &= stride == 0 || stride == 1;
+        }
+        this.loop = vectorLayout ? FusedLoops.of(op.program(), broadcast).orElse(null) : null;
+        this.ins = segs;
+        this.chunk = loop != null ? CHUNK : ProgramEval.PIECE;
+        this.piecesPerRow = Math.max(1, (walk.inner() + chunk - 1) / chunk);
         this.pieces = walk.elements() == 0 ? 0 : walk.rows() * piecesPerRow;
         // padded: parts write their offsets every piece, and unpadded arrays from one allocation share a cache
         // line (two threads at 0.4x of one, from the line bouncing between cores)
@@ -82,12 +101,23 @@ final class FusedKernel implements Kernel, RangeTask {
             int end = (int) ((long) pieces * (part + 1) / parts);
             for (int u = begin; u < end; u++) {
                 int row = u / piecesPerRow;
-                int start = (u % piecesPerRow) * ProgramEval.PIECE;
-                int len = Math.min(ProgramEval.PIECE, walk.inner() - start);
+                int start = (u % piecesPerRow) * chunk;
+                int len = Math.min(chunk, walk.inner() - start);
                 for (int k = 0; k < inputs; k++) {
                     o[k] = walk.rowOffset(k + 1, row) + start * strides[k];
                 }
-                eval.eval(o, strides, out, walk.rowOffset(0, row) + start, len, part);
+                long outOff = walk.rowOffset(0, row) + start;
+                int done = 0;
+                if (loop != null) {
+                    done = VectorMath.F.loopBound(len);
+                    loop.run(ins, o, out, outOff, done);
+                    for (int k = 0; k < inputs; k++) {
+                        o[k] += done * strides[k];
+                    }
+                }
+                if (done < len) {
+                    eval.eval(o, strides, out, outOff + done, len - done, part);
+                }
             }
         }
     }
