@@ -329,6 +329,8 @@ class NormKernelsTest {
         Ref x = Ref.random(rnd, -2, 2, 6, 67);
         checkTrailing(DType.F32, x, -1, false, false, 1e-5, 1e-5);
         checkTrailing(DType.F32, x, -1, true, false, 1e-5, 1e-5);
+        // an odd number of whole vectors (3 at 16 lanes, 7 at 8) past the two-at-a-time loop, then a scalar tail
+        checkTrailing(DType.F32, Ref.random(rnd, -2, 2, 5, 57), -1, true, false, 1e-5, 1e-5);
     }
 
     @Test

@@ -224,14 +224,25 @@ final class RowsF32 {
             int end = Math.min(len, blk + BLOCK);
             int bound = blk + F.loopBound(end - blk);
             FloatVector acc = FloatVector.zero(F);
+            FloatVector acc2 = FloatVector.zero(F); // two chains: one FMA chain held the loop to its latency
             int j = blk;
+            for (int bound2 = blk + (bound - blk) / (2 * W) * (2 * W); j < bound2; j += 2 * W) {
+                FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).mul(scale);
+                v.mul(FloatVector.fromMemorySegment(F, g, (go + j) * 4, LE)).intoMemorySegment(y, (yo + j) * 4, LE);
+                FloatVector v2 = FloatVector.fromMemorySegment(F, x, (xo + j + W) * 4, LE).mul(scale);
+                v2.mul(FloatVector.fromMemorySegment(F, g, (go + j + W) * 4, LE)).intoMemorySegment(y, (yo + j + W) * 4, LE);
+                FloatVector u = FloatVector.fromMemorySegment(F, x, (next + j) * 4, LE);
+                FloatVector u2 = FloatVector.fromMemorySegment(F, x, (next + j + W) * 4, LE);
+                acc = u.fma(u, acc);
+                acc2 = u2.fma(u2, acc2);
+            }
             for (; j < bound; j += W) {
                 FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).mul(scale);
                 v.mul(FloatVector.fromMemorySegment(F, g, (go + j) * 4, LE)).intoMemorySegment(y, (yo + j) * 4, LE);
                 FloatVector u = FloatVector.fromMemorySegment(F, x, (next + j) * 4, LE);
                 acc = u.fma(u, acc);
             }
-            float part = acc.reduceLanes(VectorOperators.ADD);
+            float part = acc.add(acc2).reduceLanes(VectorOperators.ADD);
             for (; j < end; j++) {
                 float u = x.getAtIndex(JAVA_FLOAT, next + j);
                 part += u * u;
