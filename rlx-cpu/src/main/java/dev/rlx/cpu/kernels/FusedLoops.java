@@ -20,12 +20,13 @@ import java.lang.invoke.MethodType;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import jdk.incubator.vector.VectorOperators;
 
 /**
  * Generates a {@link FusedLoop} per element-wise program and operand layout with the class-file API: one
  * hidden class whose {@code run} loads each contiguous operand as a vector (a broadcast operand is read once
- * and splatted), calls the {@link FusedOps} method of each step in program order with every value in a local,
- * and stores the last. C2 then compiles one plain loop per program, the shape it compiles the same way every
+ * and splatted), applies each step in program order as {@link FusedOps} says (a {@code lanewise} operator or a
+ * call) with every value in a local, and stores the last. C2 then compiles one plain loop per program, the shape it compiles the same way every
  * time; the interpreted form ({@link ProgramEval}: a step-by-step loop over pieces through L1) ran a 2-thread
  * {@code x * 0.5 + 1} at 0.27-0.9 of a memory copy depending on how C2 happened to inline it.
  * Generated classes are cached by program and layout, so equal programs share one.
@@ -42,7 +43,11 @@ final class FusedLoops {
     private static final ClassDesc VECTOR_MATH = ClassDesc.of(VectorMath.class.getName());
     private static final ClassDesc OPS = ClassDesc.of(FusedOps.class.getName());
     private static final MethodTypeDesc UNARY = MethodTypeDesc.of(FLOAT_VECTOR, FLOAT_VECTOR);
-    private static final MethodTypeDesc BINARY = MethodTypeDesc.of(FLOAT_VECTOR, FLOAT_VECTOR, FLOAT_VECTOR);
+    private static final ClassDesc OPERATORS = ClassDesc.of(VectorOperators.class.getName());
+    private static final MethodTypeDesc LANEWISE_UNARY = MethodTypeDesc.of(FLOAT_VECTOR,
+            ClassDesc.of(VectorOperators.Unary.class.getName()));
+    private static final MethodTypeDesc LANEWISE_BINARY = MethodTypeDesc.of(FLOAT_VECTOR,
+            ClassDesc.of(VectorOperators.Binary.class.getName()), ClassDesc.of("jdk.incubator.vector.Vector"));
 
     private record Key(ElementwiseProgram program, List<Boolean> broadcast) {}
 
@@ -62,7 +67,7 @@ final class FusedLoops {
 
     private static Optional<FusedLoop> generate(ElementwiseProgram p, boolean[] broadcast) {
         for (ElementwiseProgram.Step s : p.steps()) {
-            if ((s.isUnary() ? FusedOps.name(s.unary()) : FusedOps.name(s.binary())) == null) {
+            if (s.isUnary() ? !FusedOps.vectorizes(s.unary()) : FusedOps.operator(s.binary()) == null) {
                 return Optional.empty();
             }
         }
@@ -128,10 +133,14 @@ final class FusedLoops {
         for (int i = 0; i < p.steps().size(); i++) {
             ElementwiseProgram.Step s = p.steps().get(i);
             code.aload(value[s.a()]);
-            if (s.isUnary()) {
-                code.invokestatic(OPS, FusedOps.name(s.unary()), UNARY);
+            if (!s.isUnary()) {
+                operator(code, FusedOps.operator(s.binary()));
+                code.aload(value[s.b()]).invokevirtual(FLOAT_VECTOR, "lanewise", LANEWISE_BINARY);
+            } else if (FusedOps.operator(s.unary()) != null) {
+                operator(code, FusedOps.operator(s.unary()));
+                code.invokevirtual(FLOAT_VECTOR, "lanewise", LANEWISE_UNARY);
             } else {
-                code.aload(value[s.b()]).invokestatic(OPS, FusedOps.name(s.binary()), BINARY);
+                code.invokestatic(OPS, FusedOps.method(s.unary()), UNARY);
             }
             code.astore(value[inputs + i]);
         }
@@ -140,6 +149,16 @@ final class FusedLoops {
         code.invokevirtual(FLOAT_VECTOR, "intoMemorySegment", MethodTypeDesc.of(CD_void, SEGMENT, CD_long, BYTE_ORDER));
         code.iinc(j, VectorMath.F.length()).goto_(top);
         code.labelBinding(end).return_();
+    }
+
+    /** Pushes the {@code VectorOperators} constant {@code name} (a static final: C2 folds it). */
+    private static void operator(CodeBuilder code, String name) {
+        try {
+            Class<?> type = VectorOperators.class.getField(name).getType();
+            code.getstatic(OPERATORS, name, ClassDesc.of(type.getName()));
+        } catch (NoSuchFieldException e) {
+            throw new IllegalStateException("VectorOperators has no " + name, e);
+        }
     }
 
     /** Pushes {@code (base + j) * 4} and little-endian order. */
