@@ -12,13 +12,16 @@ import jdk.incubator.vector.VectorSpecies;
  * one output row of {@code k} read adjacent input elements, so one vector covers {@link VectorMath#F}-many
  * outputs and walks down the reduced elements, reading each input cache line once per tile.
  *
- * <p>Sums accumulate in a float vector per block of {@link RowsF32#BLOCK} reduced elements, and the block
+ * <p>Sums accumulate in a float vector per block of {@link #BLOCK} reduced elements, and the block
  * sums in a second float vector, so rounding grows with {@code BLOCK + n / BLOCK} additions rather than
  * with {@code n}. MIN is {@code -max(-x)}. Every tile loads and stores through its mask (all set but in the last tile of a row): a
  * masked access costs the same as a plain one on AVX-512 and keeps one loop per operation. Units are (output row, tile)
  * pairs.
  */
 final class ColumnReduceF32 implements Kernel, RangeTask {
+    /** Reduced elements one lane adds in float before its sum moves on (each lane adds one element per step). */
+    private static final int BLOCK = 1024;
+
     private static final VectorSpecies<Float> F = VectorMath.F;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 
@@ -87,7 +90,7 @@ final class ColumnReduceF32 implements Kernel, RangeTask {
             long off = in + over.rowOffset(0, r);
             for (int j = 0; j < inner; j++) {
                 block = block.add(FloatVector.fromMemorySegment(F, x, (off + j * step) * 4, LE, mask));
-                if (++inBlock == RowsF32.BLOCK) {
+                if (++inBlock == BLOCK) {
                     total = total.add(block);
                     block = FloatVector.zero(F);
                     inBlock = 0;

@@ -22,8 +22,12 @@ final class RowsF32 {
     private static final VectorSpecies<Float> F = VectorMath.F;
     private static final int W = F.length();
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-    /** Elements summed in float lanes before the partial sum moves to double (a multiple of any lane count). */
-    static final int BLOCK = 1024;
+    /**
+     * Elements summed in float lanes before the partial sum moves to double (a multiple of any lane count):
+     * at 16 lanes each lane adds 256 values of a block. 4096 keeps a 16 KB row in one block; at 1024 the
+     * per-block reductions and loop restarts cost an RMS norm over 4096-wide rows about 10%.
+     */
+    static final int BLOCK = 4096;
 
     // One loop per sum, not one loop dispatching on the term: a vector passed through a shared helper or a
     // switch is boxed once C2 stops inlining it, and these loops run over every softmax and norm row.
