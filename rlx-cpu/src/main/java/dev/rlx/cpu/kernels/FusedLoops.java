@@ -29,7 +29,8 @@ import jdk.incubator.vector.VectorOperators;
  * call) with every value in a local, and stores the last. C2 then compiles one plain loop per program, the shape it compiles the same way every
  * time; the interpreted form ({@link ProgramEval}: a step-by-step loop over pieces through L1) ran a 2-thread
  * {@code x * 0.5 + 1} at 0.27-0.9 of a memory copy depending on how C2 happened to inline it.
- * Generated classes are cached by program and layout, so equal programs share one.
+ * Generated classes are cached by program and layout (up to 4096), so equal programs share one; where classes
+ * cannot be defined at run time, programs run interpreted.
  */
 final class FusedLoops {
     private FusedLoops() {}
@@ -52,6 +53,7 @@ final class FusedLoops {
     private record Key(ElementwiseProgram program, List<Boolean> broadcast) {}
 
     private static final ConcurrentHashMap<Key, Optional<FusedLoop>> CACHE = new ConcurrentHashMap<>();
+    private static final int CACHE_LIMIT = 4096;
 
     /**
      * The loop for {@code p} where operand {@code k} is a broadcast scalar if {@code broadcast[k]}, else
@@ -62,7 +64,16 @@ final class FusedLoops {
         for (int k = 0; k < b.length; k++) {
             b[k] = broadcast[k];
         }
-        return CACHE.computeIfAbsent(new Key(p, List.of(b)), key -> generate(p, broadcast));
+        Key key = new Key(p, List.of(b));
+        Optional<FusedLoop> cached = CACHE.get(key);
+        if (cached != null) {
+            return cached;
+        }
+        Optional<FusedLoop> loop = generate(p, broadcast);
+        if (CACHE.size() < CACHE_LIMIT) { // a process that compiles endless distinct programs keeps no more classes
+            cached = CACHE.putIfAbsent(key, loop);
+        }
+        return cached != null ? cached : loop;
     }
 
     private static Optional<FusedLoop> generate(ElementwiseProgram p, boolean[] broadcast) {
@@ -82,6 +93,11 @@ final class FusedLoops {
             MethodHandles.Lookup l = MethodHandles.lookup().defineHiddenClass(bytes, true);
             return Optional.of((FusedLoop) l.findConstructor(l.lookupClass(), MethodType.methodType(void.class))
                     .invoke());
+        } catch (UnsupportedOperationException | LinkageError | IllegalAccessException e) {
+            // a runtime that cannot define classes (e.g. a native image): the program runs interpreted
+            System.getLogger(FusedLoops.class.getName()).log(System.Logger.Level.DEBUG,
+                    "fused program " + p + " runs interpreted: " + e);
+            return Optional.empty();
         } catch (Throwable e) {
             throw new IllegalStateException("cpu: could not generate the loop of fused program " + p, e);
         }
