@@ -17,6 +17,7 @@ import java.lang.foreign.MemorySegment;
 final class FusedKernel implements Kernel, RangeTask {
     /** Elements per unit of work for the generated loop: long enough that per-unit offsets cost nothing. */
     static final int CHUNK = 4096;
+    private static final int W = VectorMath.F.length();
 
     private final ProgramEval eval;
     private final FusedLoop loop;   // null: interpreted
@@ -108,8 +109,8 @@ final class FusedKernel implements Kernel, RangeTask {
                 }
                 long outOff = walk.rowOffset(0, row) + start;
                 int done = 0;
-                if (loop != null) {
-                    done = VectorMath.F.loopBound(len);
+                if (loop != null && len >= W) {
+                    done = len & -W; // W is a power of two
                     loop.run(ins, o, out, outOff, done);
                     for (int k = 0; k < inputs; k++) {
                         o[k] += done * strides[k];
