@@ -199,7 +199,8 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
             FloatVector sum = FloatVector.zero(F);
             for (int j = first; j <= last; j++) {
                 long at = ((long) j * BQ + c) * 4;
-                FloatVector p = VectorMath.expNonPositive(FloatVector.fromMemorySegment(F, s, at, LE).sub(max));
+                FloatVector p = VectorMath.expNonPositive(FloatVector.fromMemorySegment(F, s, at, LE).sub(max),
+                        s, at);
                 p.intoMemorySegment(s, at, LE);
                 sum = sum.add(p);
             }

@@ -112,15 +112,15 @@ final class RowsF32 {
             for (int bound2 = b + (bound - b) / (2 * W) * (2 * W); j < bound2; j += 2 * W) {
                 FloatVector x0 = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
                 FloatVector x1 = FloatVector.fromMemorySegment(F, x, (xo + j + W) * 4, LE);
-                FloatVector e0 = VectorMath.expNonPositive(x0.sub(shift));
-                FloatVector e1 = VectorMath.expNonPositive(x1.sub(shift));
+                FloatVector e0 = VectorMath.expNonPositive(x0.sub(shift), y, (yo + j) * 4);
+                FloatVector e1 = VectorMath.expNonPositive(x1.sub(shift), y, (yo + j + W) * 4);
                 e0.intoMemorySegment(y, (yo + j) * 4, LE);
                 e1.intoMemorySegment(y, (yo + j + W) * 4, LE);
                 acc = acc.add(e0.add(e1));
             }
             for (; j < bound; j += W) {
                 FloatVector xv = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
-                FloatVector e = VectorMath.expNonPositive(xv.sub(shift));
+                FloatVector e = VectorMath.expNonPositive(xv.sub(shift), y, (yo + j) * 4);
                 e.intoMemorySegment(y, (yo + j) * 4, LE);
                 acc = acc.add(e);
             }
@@ -152,7 +152,7 @@ final class RowsF32 {
             int j = b;
             for (; j < bound; j += W) {
                 FloatVector e = VectorMath.expNonPositive(FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE)
-                        .sub(shift));
+                        .sub(shift), y, (yo + j) * 4);
                 e.intoMemorySegment(y, (yo + j) * 4, LE);
                 acc = acc.add(e);
                 max = max.max(FloatVector.fromMemorySegment(F, x, (next + j) * 4, LE));
