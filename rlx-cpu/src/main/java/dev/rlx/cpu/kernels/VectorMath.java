@@ -13,9 +13,9 @@ import jdk.incubator.vector.VectorSpecies;
  * The species is chosen once at run time ({@link #F}); every function has a scalar twin used for loop tails
  * and as the readable reference.
  *
- * <p>No {@code reinterpretAs...}, {@code viewAs...} or one-vector {@code selectFrom} here or in any kernel:
- * until C2 has compiled them, the Vector API runs those through a heap byte segment (its fallback for a
- * reinterpretation), and once any heap segment shows up in the JDK's shared vector load/store profile, C2
+ * <p>No {@code reinterpretAs...}, {@code viewAs...}, {@code toShuffle} or one-vector {@code selectFrom} here or
+ * in any kernel: until C2 has compiled them, the Vector API runs those through a heap byte segment (its
+ * fallback for a reinterpretation), and once any heap segment shows up in the JDK's shared vector load/store profile, C2
  * compiles every vector store to a native segment compiled afterwards, in every kernel of the process, as a
  * mixed heap/native access: a 4096-element store loop ran 6-10x slower, and a 2-thread element-wise chain
  * compiled after the first softmax ran at 0.26-0.57 of a copy instead of 0.65-0.89.
@@ -95,7 +95,7 @@ public final class VectorMath {
                 .fma(t, FloatVector.broadcast(F, A1)).mul(t);
         FloatVector e = a.mul(a).neg().lanewise(VectorOperators.EXP);
         FloatVector y = poly.mul(e).neg().add(1f);
-        // erf is odd (a blend, not a sign-bit copy: no reinterpretation, see expNonPositive)
+        // erf is odd: a blend, not a sign-bit copy (no reinterpretation, see the class comment)
         return y.blend(y.neg(), x.compare(VectorOperators.LT, 0f));
     }
 
