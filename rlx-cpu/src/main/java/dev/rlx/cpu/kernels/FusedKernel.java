@@ -16,7 +16,7 @@ import java.lang.foreign.MemorySegment;
  */
 final class FusedKernel implements Kernel, RangeTask {
     /** Elements per unit of work for the generated loop: long enough that per-unit offsets cost nothing. */
-    static final int CHUNK = 4096;
+    private static final int CHUNK = 4096;
     private static final int W = VectorMath.F.length();
 
     private final ProgramEval eval;
