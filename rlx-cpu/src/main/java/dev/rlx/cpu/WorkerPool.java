@@ -4,6 +4,7 @@ import dev.rlx.cpu.kernels.Parallel;
 import dev.rlx.cpu.kernels.RangeTask;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -14,6 +15,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>One dispatch at a time: a second thread that finds the pool busy (another compiled graph running
  * concurrently) runs its work inline rather than waiting. Work submitted from inside a worker also runs
  * inline. Workers spin briefly after a dispatch, because kernels come in quick succession, then park.
+ * Work with room for several chunks per thread is handed out chunk by chunk as threads finish (a thread on a
+ * slower core takes fewer); work split into at most a few pieces per thread (a kernel's per-part state) runs
+ * one static piece per thread.
  */
 final class WorkerPool implements Parallel {
     private static final ConcurrentHashMap<Integer, WorkerPool> SHARED = new ConcurrentHashMap<>();
@@ -24,6 +28,15 @@ final class WorkerPool implements Parallel {
     private final Worker[] workers;
     private final ReentrantLock dispatch = new ReentrantLock();
     private final AtomicInteger pending = new AtomicInteger();
+    /**
+     * Chunks per thread when the work allows: 8 keeps each chunk large (a 4096-row softmax on 2 threads:
+     * 256 rows) while a thread at two thirds of the other's speed costs about a sixteenth, not a third.
+     */
+    private static final int CHUNKS_PER_THREAD = 8;
+    // the current dispatch's chunking (written before the workers' generation bump, read after it)
+    private final AtomicLong next = new AtomicLong(); // start of the next chunk to hand out (long: no wrap)
+    private int n;
+    private int chunk; // 0: one static chunk per thread
 
     /** The process-wide pool with {@code threads} threads (created once, lives until exit). */
     static WorkerPool shared(int threads) {
@@ -52,26 +65,41 @@ final class WorkerPool implements Parallel {
         if (n <= 0) {
             return;
         }
-        int chunks = (int) Math.min(threads, Math.max(1, (long) n / Math.max(1, grain)));
-        if (chunks <= 1 || Thread.currentThread() instanceof Worker || !dispatch.tryLock()) {
+        long most = Math.max(1, (long) n / Math.max(1, grain)); // chunks of at least grain
+        int chunks = (int) Math.min(threads, most);
+        if (chunks <= 1 || Thread.currentThread() instanceof Worker || dispatch.isHeldByCurrentThread()
+                || !dispatch.tryLock()) {
             task.range(0, n);
             return;
         }
         try {
+            // Room for several chunks per thread: hand them out as threads finish, so a thread that runs slower
+            // (a busy core, a vCPU whose sibling is loaded) takes fewer instead of holding everyone up.
+            int chunk = most >= (long) threads * CHUNKS_PER_THREAD
+                    ? (int) Math.max(grain, ((long) n + threads * CHUNKS_PER_THREAD - 1) / (threads * CHUNKS_PER_THREAD))
+                    : 0;
+            this.n = n;
+            this.chunk = chunk;
+            next.set(0);
             pending.set(chunks - 1);
             for (int c = 1; c < chunks; c++) {
                 Worker w = workers[c - 1];
                 w.task = task;
                 w.from = (int) ((long) n * c / chunks);
                 w.to = (int) ((long) n * (c + 1) / chunks);
-                w.generation++; // volatile write publishes task/from/to
+                w.generation++; // volatile write publishes task/from/to and the pool's n/chunk
                 LockSupport.unpark(w);
             }
             RuntimeException failure = null;
             try {
-                task.range(0, (int) ((long) n / chunks));
+                if (chunk > 0) {
+                    drain(task);
+                } else {
+                    task.range(0, (int) ((long) n / chunks));
+                }
             } catch (RuntimeException e) {
                 failure = e;
+                next.set(n); // nothing more starts
             }
             while (pending.get() > 0) {
                 Thread.onSpinWait();
@@ -89,6 +117,15 @@ final class WorkerPool implements Parallel {
             }
         } finally {
             dispatch.unlock();
+        }
+    }
+
+    /** Runs chunks of the current dispatch until none is left. */
+    private void drain(RangeTask task) {
+        int size = chunk;
+        int total = n;
+        for (long start = next.getAndAdd(size); start < total; start = next.getAndAdd(size)) {
+            task.range((int) start, (int) Math.min(total, start + size));
         }
     }
 
@@ -120,9 +157,14 @@ final class WorkerPool implements Parallel {
                 }
                 seen = generation;
                 try {
-                    task.range(from, to);
+                    if (pool.chunk > 0) {
+                        pool.drain(task);
+                    } else {
+                        task.range(from, to);
+                    }
                 } catch (RuntimeException e) {
                     failure = e;
+                    pool.next.set(pool.n); // nothing more starts
                 } finally {
                     pool.pending.decrementAndGet();
                 }

@@ -6,8 +6,12 @@ public interface Parallel {
     int threads();
 
     /**
-     * Runs {@code task} over {@code [0, n)} in up to {@link #threads()} contiguous chunks of at least
-     * {@code grain} indices, the calling thread taking the first; returns when all chunks are done.
+     * Runs {@code task} over {@code [0, n)}, each index exactly once, in contiguous chunks on up to
+     * {@link #threads()} threads, the calling thread among them; returns when all chunks are done.
+     * {@code grain} is the least work worth a chunk of its own. Work with fewer than 8 grains per thread runs as
+     * one chunk per thread (a kernel with per-part state calls it with {@code n} = its parts and {@code grain}
+     * 1); more is handed out in smaller chunks (at least {@code grain}, the last may be shorter) as threads
+     * finish, so a task must not assume one call per thread.
      */
     void parallelFor(int n, int grain, RangeTask task);
 
