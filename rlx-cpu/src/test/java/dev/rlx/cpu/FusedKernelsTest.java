@@ -48,7 +48,8 @@ class FusedKernelsTest {
         int[][][] cases = {
                 {{3, 1029}, {1029}, {3, 1}, {}},           // row, column and scalar broadcast; > one piece
                 {{2, 3, 17}, {2, 3, 17}, {17}, {1}},       // contiguous operands merge into one row
-                {{5000}, {1}, {5000}, {5000}},             // long flat run: several pieces and parallel parts
+                {{5000}, {1}, {5000}, {5000}},             // long flat run: several pieces
+                {{40, 4099}, {4099}, {40, 1}, {}},         // 2 parts taking 80 pieces in chunks as they finish
                 {{4, 1, 6}, {1, 5, 1}, {6}, {4, 5, 6}},    // a 3-d outer broadcast
         };
         for (int[][] c : cases) {
@@ -63,7 +64,7 @@ class FusedKernelsTest {
             Value vd = g.input("d", Shape.of(DType.F32, c[3]));
             Value y = g.apply1(new Op.Fused(program()), va, vb, vc, vd);
             g.setOutputs(y);
-            double[] out = Runner.run(g, Map.of("a", a, "b", b, "c", cc, "d", d)).get(0);
+            double[] out = Runner.run(g, Map.of("a", a, "b", b, "c", cc, "d", d), 2).get(0);
             Ref e = Ref.zeros(y.shape().dims());
             for (int i = 0; i < e.size(); i++) {
                 int[] idx = e.unravel(i);

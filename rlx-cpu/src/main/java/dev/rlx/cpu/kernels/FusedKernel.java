@@ -32,6 +32,7 @@ final class FusedKernel implements Kernel, RangeTask {
     private final long[] strides;   // per input: stride along a row
     private final Parallel parallel;
     private int parts;
+    private final WorkCursor cursor = new WorkCursor(); // pieces, taken by the parts as they finish
 
     private FusedKernel(Op.Fused op, Buf out, Buf[] in, LowerContext ctx) {
         int threads = ctx.parallel().threads();
@@ -91,6 +92,7 @@ final class FusedKernel implements Kernel, RangeTask {
         }
         // Small tensors are not worth waking workers for.
         parts = Math.min(offs.length, Math.max(1, (int) Math.min(pieces, walk.elements() / 16_384)));
+        cursor.reset(pieces, parts);
         parallel.parallelFor(parts, 1, this);
     }
 
@@ -98,27 +100,32 @@ final class FusedKernel implements Kernel, RangeTask {
     public void range(int from, int to) {
         for (int part = from; part < to; part++) {
             long[] o = offs[part];
-            int begin = (int) ((long) pieces * part / parts);
-            int end = (int) ((long) pieces * (part + 1) / parts);
-            for (int u = begin; u < end; u++) {
-                int row = u / piecesPerRow;
-                int start = (u % piecesPerRow) * chunk;
-                int len = Math.min(chunk, walk.inner() - start);
+            for (int begin = cursor.take(); begin >= 0; begin = cursor.take()) {
+                piecesOf(begin, cursor.end(begin), o, part);
+            }
+        }
+    }
+
+    /** Pieces {@code [begin, end)} with the part's offsets {@code o} and scratch. */
+    private void piecesOf(int begin, int end, long[] o, int part) {
+        for (int u = begin; u < end; u++) {
+            int row = u / piecesPerRow;
+            int start = (u % piecesPerRow) * chunk;
+            int len = Math.min(chunk, walk.inner() - start);
+            for (int k = 0; k < inputs; k++) {
+                o[k] = walk.rowOffset(k + 1, row) + start * strides[k];
+            }
+            long outOff = walk.rowOffset(0, row) + start;
+            int done = 0;
+            if (loop != null && len >= W) {
+                done = len & -W; // W is a power of two
+                loop.run(ins, o, out, outOff, done);
                 for (int k = 0; k < inputs; k++) {
-                    o[k] = walk.rowOffset(k + 1, row) + start * strides[k];
+                    o[k] += done * strides[k];
                 }
-                long outOff = walk.rowOffset(0, row) + start;
-                int done = 0;
-                if (loop != null && len >= W) {
-                    done = len & -W; // W is a power of two
-                    loop.run(ins, o, out, outOff, done);
-                    for (int k = 0; k < inputs; k++) {
-                        o[k] += done * strides[k];
-                    }
-                }
-                if (done < len) {
-                    eval.eval(o, strides, out, outOff + done, len - done, part);
-                }
+            }
+            if (done < len) {
+                eval.eval(o, strides, out, outOff + done, len - done, part);
             }
         }
     }
