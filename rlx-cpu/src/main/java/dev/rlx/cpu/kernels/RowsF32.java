@@ -155,7 +155,10 @@ final class RowsF32 {
                         .sub(shift), y, (yo + j) * 4);
                 e.intoMemorySegment(y, (yo + j) * 4, LE);
                 acc = acc.add(e);
-                max = max.max(FloatVector.fromMemorySegment(F, x, (next + j) * 4, LE));
+                // compare and blend, not max(): Java's max (NaN and -0 rules) costs several instructions more,
+                // and a NaN it would skip reaches the sum anyway (exp(NaN - m) is NaN, so the row is NaN)
+                FloatVector u = FloatVector.fromMemorySegment(F, x, (next + j) * 4, LE);
+                max = max.blend(u, max.compare(VectorOperators.LT, u));
             }
             float part = acc.reduceLanes(VectorOperators.ADD);
             for (; j < end; j++) {
