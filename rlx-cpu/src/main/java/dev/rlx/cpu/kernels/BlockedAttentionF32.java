@@ -51,6 +51,7 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
     private final int blocks; // query blocks per head
     private final int units;  // B * numHeads * blocks
     private final int parts;
+    private final WorkCursor cursor = new WorkCursor(); // blocks, taken by the parts as they finish
     private final Sgemm.Mat[] keys;    // per (b, kv head): K [Sk, D], rows in place
     private final Sgemm.Mat[] queriesT; // per (b, head): Q^T [D, Sq]
     private final Sgemm.Mat[] values;  // per (b, kv head): V [Sk, D]
@@ -122,14 +123,18 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
 
     @Override
     public void run() {
+        cursor.reset(units, parts);
         parallel.parallelFor(parts, 1, this);
     }
 
     @Override
     public void range(int from, int to) {
         for (int part = from; part < to; part++) {
-            for (int u = part; u < units; u += parts) { // round-robin: causal blocks grow with position
-                block(u, part);
+            // taken as parts finish: evens out causal blocks (larger with position) and unequal threads
+            for (int begin = cursor.take(); begin >= 0; begin = cursor.take()) {
+                for (int u = begin, end = cursor.end(begin); u < end; u++) {
+                    block(u, part);
+                }
             }
         }
     }

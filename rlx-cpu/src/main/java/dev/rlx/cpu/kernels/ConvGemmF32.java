@@ -40,6 +40,7 @@ final class ConvGemmF32 implements Kernel, RangeTask {
     private final int chunks;     // per (image, group)
     private final int units;      // images * groups * chunks
     private final int parts;
+    private final WorkCursor cursor = new WorkCursor(); // units, taken by the parts as they finish
     private final long xChannelStride;
     private final Sgemm.Mat[] weights;   // per group: [Cout/g, K], in place
     private final Sgemm.Mat[] columns;   // per part: its column matrix [K, chunkCols]
@@ -103,16 +104,17 @@ final class ConvGemmF32 implements Kernel, RangeTask {
 
     @Override
     public void run() {
+        cursor.reset(units, parts);
         parallel.parallelFor(parts, 1, this);
     }
 
     @Override
     public void range(int from, int to) {
         for (int part = from; part < to; part++) {
-            int begin = (int) ((long) units * part / parts);
-            int end = (int) ((long) units * (part + 1) / parts);
-            for (int u = begin; u < end; u++) {
-                unit(u, part);
+            for (int begin = cursor.take(); begin >= 0; begin = cursor.take()) {
+                for (int u = begin, end = cursor.end(begin); u < end; u++) {
+                    unit(u, part);
+                }
             }
         }
     }
