@@ -1,6 +1,7 @@
 package dev.rlx.bench;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,7 +9,6 @@ import java.util.Locale;
 import java.util.Map;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.CommandLineOptions;
 import org.openjdk.jmh.runner.options.CommandLineOptionException;
 
@@ -16,12 +16,17 @@ import org.openjdk.jmh.runner.options.CommandLineOptionException;
  * JMH's command line ({@code ./rlx-bench/run}), plus a table of ratios against peers measured in the same run:
  * for every benchmark class and parameter set that has an {@code rlx} method, each other method's score over
  * the {@code rlx} score (for time modes, above 1 means RLX is faster); for {@link CpuSuiteBenchmark}, also the
- * suite's table of rates, JSON and chart ({@link CpuSuiteReport}).
+ * suite's table of rates, JSON and chart ({@link CpuSuiteReport}). {@code ./rlx-bench/run paired ...} runs the
+ * CPU suite's cases with RLX and the peer alternated in one process instead ({@link CpuSuitePaired}).
  */
 public final class BenchMain {
     private BenchMain() {}
 
-    public static void main(String[] args) throws RunnerException, java.io.IOException {
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("paired")) {
+            CpuSuitePaired.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         CommandLineOptions options;
         try {
             options = new CommandLineOptions(args);

@@ -1,0 +1,99 @@
+package dev.rlx.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.openjdk.jmh.annotations.Param;
+
+/**
+ * The CPU suite's cases with RLX and the peer alternated in one process ({@code ./rlx-bench/run paired}): on a
+ * shared machine whose speed drifts by a third within seconds (a vCPU's host sibling getting busy), JMH's
+ * separate forks compare RLX and the peer under different conditions; alternating 0.4-second blocks and taking
+ * the median of the per-round ratios compares them under the same ones. Each block first runs 0.12 s untimed,
+ * so the other side's idle threads (OpenBLAS's spin for about 0.1 s after a call) have gone to sleep.
+ *
+ * <p>Arguments: case names ({@code sgemm:1024 softmax:4096x4096 ...}, default all of {@link CpuSuiteBenchmark}'s)
+ * and {@code threads=1,2}. Prints one line per case: median rates and the ratio's median and quartiles.
+ */
+final class CpuSuitePaired {
+    private CpuSuitePaired() {}
+
+    private static final long WARMUP_NS = 3_000_000_000L;
+    private static final long BLOCK_NS = 400_000_000L;
+    private static final long SETTLE_NS = 120_000_000L;
+    private static final int ROUNDS = 9;
+
+    static void main(String[] args) throws Exception {
+        List<String> ops = new ArrayList<>();
+        int[] threads = {1, 2};
+        for (String a : args) {
+            if (a.startsWith("threads=")) {
+                threads = Arrays.stream(a.substring(8).split(",")).mapToInt(Integer::parseInt).toArray();
+            } else {
+                ops.add(a);
+            }
+        }
+        if (ops.isEmpty()) { // the JMH suite's cases
+            ops.addAll(List.of(CpuSuiteBenchmark.class.getDeclaredField("op").getAnnotation(Param.class).value()));
+        }
+        System.out.printf(Locale.ROOT, "%-12s %-22s %7s %12s %12s %7s %13s%n", "operation", "shape", "threads", "RLX",
+                "peer", "ratio", "(q1 - q3)");
+        for (String op : ops) {
+            for (int t : threads) {
+                try (CpuSuiteCase c = CpuSuiteCases.create(op, t)) {
+                    System.out.println(row(c, t));
+                }
+            }
+        }
+    }
+
+    private static String row(CpuSuiteCase c, int threads) {
+        warm(c.rlx);
+        warm(c.peer);
+        double[] rlx = new double[ROUNDS];
+        double[] peer = new double[ROUNDS];
+        double[] ratio = new double[ROUNDS];
+        for (int r = 0; r < ROUNDS; r++) {
+            rlx[r] = block(c.rlx);
+            peer[r] = block(c.peer);
+            ratio[r] = peer[r] / rlx[r]; // seconds per call: above 1, RLX is faster
+        }
+        Arrays.sort(rlx);
+        Arrays.sort(peer);
+        Arrays.sort(ratio);
+        CpuSuiteCase.Info info = c.info;
+        String unit = info.unit() == CpuSuiteCase.Unit.GFLOP ? "GF/s" : "GB/s";
+        return String.format(Locale.ROOT, "%-12s %-22s %7d %7.1f %s %7.1f %s %7.2f  (%.2f - %.2f)", info.op(),
+                info.shape(), threads, info.work() / median(rlx), unit, info.work() / median(peer), unit,
+                median(ratio), ratio[ROUNDS / 4], ratio[ROUNDS - 1 - ROUNDS / 4]);
+    }
+
+    private static void warm(Runnable side) {
+        long end = System.nanoTime() + WARMUP_NS;
+        while (System.nanoTime() < end) {
+            side.run();
+        }
+    }
+
+    /** Median seconds per call over one block, after its untimed start. */
+    private static double block(Runnable side) {
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < SETTLE_NS) {
+            side.run();
+        }
+        List<Long> calls = new ArrayList<>();
+        long blockEnd = start + BLOCK_NS;
+        do {
+            long t0 = System.nanoTime();
+            side.run();
+            calls.add(System.nanoTime() - t0);
+        } while (System.nanoTime() < blockEnd || calls.size() < 3);
+        calls.sort(null);
+        return calls.get(calls.size() / 2) / 1e9;
+    }
+
+    private static double median(double[] sorted) {
+        return sorted[sorted.length / 2];
+    }
+}
