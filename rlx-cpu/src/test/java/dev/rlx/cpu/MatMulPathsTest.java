@@ -1,6 +1,7 @@
 package dev.rlx.cpu;
 
 import static dev.rlx.cpu.testing.Close.assertClose;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import dev.rlx.cpu.blas.OpenBlas;
 import dev.rlx.cpu.testing.Ref;
@@ -10,10 +11,15 @@ import dev.rlx.ir.Graph;
 import dev.rlx.ir.Op;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.Value;
+import dev.rlx.runtime.CompileOptions;
+import dev.rlx.runtime.CompiledGraph;
+import dev.rlx.runtime.Device;
+import dev.rlx.runtime.Session;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -82,6 +88,39 @@ class MatMulPathsTest {
                 for (int threads : new int[] {1, 2}) {
                     check(m, k, n, transA, transB, threads, "java");
                 }
+            }
+        }
+    }
+
+    @Test
+    void splitKGemv_givesTheSameBitsOnEveryRun() {
+        // blocks of K go to whichever thread is free; the partials are summed in block order, so the result
+        // must not depend on that assignment
+        Random r = new Random(5);
+        int k = 4099;
+        int n = 1031;
+        float[] a = new float[k];
+        float[] b = new float[k * n];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = (float) (r.nextDouble() * 2 - 1);
+        }
+        for (int i = 0; i < b.length; i++) {
+            b[i] = (float) (r.nextDouble() * 2 - 1);
+        }
+        Graph g = new Graph("gemv");
+        g.setOutputs(g.matmul(g.input("a", Shape.of(DType.F32, 1, k)), g.param("b", Shape.of(DType.F32, k, n))));
+        try (Session s = new Session(Device.CPU, CompileOptions.defaults().withThreads(2));
+             CompiledGraph c = s.compile(g)) {
+            c.setInput("a", a);
+            c.setParam("b", b);
+            c.run();
+            float[] first = new float[n];
+            c.output(0).copyTo(first);
+            float[] again = new float[n];
+            for (int run = 0; run < 50; run++) {
+                c.run();
+                c.output(0).copyTo(again);
+                assertArrayEquals(first, again, "run " + run);
             }
         }
     }

@@ -57,12 +57,12 @@ public final class MatMulKernel implements Kernel, RangeTask {
     private final int ldb;
     /**
      * A one-batch skinny product (LLM decode's GEMV) on several threads splits K instead of C's columns: each
-     * part streams a contiguous block of B's rows (split columns would have every thread read short strided
-     * pieces of each row, which the prefetchers follow badly) into its own partial C; a second pass sums the
-     * partials and runs the epilogue.
+     * block of K streams a contiguous block of B's rows (split columns would have every thread read short
+     * strided pieces of each row, which the prefetchers follow badly) into its own partial C, the blocks taken by
+     * the threads as they finish; a second pass sums the partials and runs the epilogue.
      */
     private final boolean splitK;
-    private final MemorySegment partials;   // (parts - 1) partial C's of m x n floats, splitK only
+    private final MemorySegment partials;   // one partial C of m x n floats per block of K, splitK only
     private boolean reducing;               // splitK: which pass range() runs
     private final WorkCursor cursor = new WorkCursor(); // pieces of C, taken by the parts as they finish
 
@@ -128,9 +128,13 @@ public final class MatMulKernel implements Kernel, RangeTask {
         this.colPieces = splitK ? 1 : Math.max(1, Math.min(perBatch, (n + colUnit - 1) / colUnit));
         this.rowPieces = splitK ? 1
                 : Math.max(1, Math.min((perBatch + colPieces - 1) / colPieces, (m + rowUnit - 1) / rowUnit));
-        this.units = m == 0 || n == 0 ? 0 : splitK ? want : aMats.length * rowPieces * colPieces;
+        // split K: blocks of at least SPLIT_K_ROWS rows, several per thread when K and the partials' size allow
+        this.units = m == 0 || n == 0 ? 0
+                : splitK ? (int) Math.max(want, Math.min(Math.min(k / SPLIT_K_ROWS, want * WorkCursor.CHUNKS_PER_PART),
+                        SPLIT_K_MAX_FLOATS / ((long) m * n)))
+                : aMats.length * rowPieces * colPieces;
         this.parts = Math.max(1, Math.min(want, units));
-        this.partials = splitK ? ctx.scratch((long) m * n * (parts - 1) * 4) : null;
+        this.partials = splitK ? ctx.scratch((long) m * n * units * 4) : null;
         this.workspaces = new Sgemm.Workspace[parts];
         this.hooks = new Hook[parts];
         if (!f32) {
@@ -238,12 +242,11 @@ public final class MatMulKernel implements Kernel, RangeTask {
             runNative();
             return;
         }
+        cursor.reset(units, parts);
         if (splitK) {
             reducing = false;
             parallel.parallelFor(parts, 1, this);
             reducing = true;
-        } else {
-            cursor.reset(units, parts);
         }
         parallel.parallelFor(parts, 1, this);
     }
@@ -272,11 +275,14 @@ public final class MatMulKernel implements Kernel, RangeTask {
                 if (reducing) {
                     sumPartials(split(n, parts, part, Sgemm.F.length()), split(n, parts, part + 1, Sgemm.F.length()), part);
                 } else {
-                    // part 0 writes C itself, part q >= 1 its partial
-                    MemorySegment dst = part == 0 ? c : partials;
-                    long off = part == 0 ? 0 : (long) (part - 1) * m * n;
-                    Sgemm.skinny(aMats[0], bMats[0], dst, off, n, 0, m, 0, n, split(k, parts, part, 1),
-                            split(k, parts, part + 1, 1));
+                    // blocks of K rows taken as parts finish, each into its own partial C: summed in block
+                    // order, the result does not depend on which thread took which block
+                    for (int begin = cursor.take(); begin >= 0; begin = cursor.take()) {
+                        for (int u = begin, end = cursor.end(begin); u < end; u++) {
+                            Sgemm.skinny(aMats[0], bMats[0], partials, (long) u * m * n, n, 0, m, 0, n,
+                                    split(k, units, u, 1), split(k, units, u + 1, 1));
+                        }
+                    }
                 }
             }
             return;
@@ -298,7 +304,7 @@ public final class MatMulKernel implements Kernel, RangeTask {
         }
     }
 
-    /** Adds the partials into C's columns {@code [c0, c1)}, then runs the epilogue on them. */
+    /** Sums the partials, in block order, into C's columns {@code [c0, c1)}, then runs the epilogue on them. */
     private void sumPartials(int c0, int c1, int part) {
         int cols = c1 - c0;
         if (cols <= 0) {
@@ -306,8 +312,10 @@ public final class MatMulKernel implements Kernel, RangeTask {
         }
         int vn = Sgemm.F.loopBound(cols);
         for (int i = 0; i < m; i++) {
-            for (int q = 0; q < parts - 1; q++) {
-                Sgemm.axpy(1f, partials, (long) q * m * n + (long) i * n + c0, c, (long) i * n + c0, vn, cols);
+            long ci = (long) i * n + c0;
+            MemorySegment.copy(partials, ci * 4, c, ci * 4, cols * 4L);
+            for (int q = 1; q < units; q++) {
+                Sgemm.axpy(1f, partials, (long) q * m * n + ci, c, ci, vn, cols);
             }
         }
         Hook hook = hooks[part];
