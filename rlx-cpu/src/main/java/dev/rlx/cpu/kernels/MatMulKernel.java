@@ -124,7 +124,7 @@ public final class MatMulKernel implements Kernel, RangeTask {
         int colUnit = f32 ? Sgemm.NR : 1;
         int rowUnit = f32 ? Sgemm.MR : 1;
         this.splitK = f32 && native_ == null && m <= Sgemm.SKINNY_ROWS && bCs == 1 && aMats.length == 1 && want > 1
-                && k >= SPLIT_K_ROWS * want && (long) m * n * (want - 1) <= SPLIT_K_MAX_FLOATS;
+                && k >= SPLIT_K_ROWS * want && (long) m * n * want <= SPLIT_K_MAX_FLOATS;
         this.colPieces = splitK ? 1 : Math.max(1, Math.min(perBatch, (n + colUnit - 1) / colUnit));
         this.rowPieces = splitK ? 1
                 : Math.max(1, Math.min((perBatch + colPieces - 1) / colPieces, (m + rowUnit - 1) / rowUnit));
