@@ -48,8 +48,9 @@ class FusedKernelsTest {
         int[][][] cases = {
                 {{3, 1029}, {1029}, {3, 1}, {}},           // row, column and scalar broadcast; > one piece
                 {{2, 3, 17}, {2, 3, 17}, {17}, {1}},       // contiguous operands merge into one row
-                {{5000}, {1}, {5000}, {5000}},             // long flat run: several pieces
-                {{40, 4099}, {4099}, {40, 1}, {}},         // 2 parts taking 80 pieces in chunks as they finish
+                {{5000}, {1}, {5000}, {5000}},             // long flat run
+                {{3, 16411}, {1}, {3, 16411}, {16411}},    // rows longer than a piece (16384): pieces start mid-row
+                {{40, 4099}, {4099}, {40, 1}, {}},         // 2 parts taking 40 pieces in chunks as they finish
                 {{4, 1, 6}, {1, 5, 1}, {6}, {4, 5, 6}},    // a 3-d outer broadcast
         };
         for (int[][] c : cases) {

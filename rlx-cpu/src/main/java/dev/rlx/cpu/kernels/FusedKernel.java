@@ -12,11 +12,14 @@ import java.lang.foreign.MemorySegment;
  * ({@link FusedLoops}) keeps intermediates in registers over chunks of {@link #CHUNK} elements, with
  * {@link ProgramEval} finishing each row's last partial vector; otherwise {@link ProgramEval} runs the program
  * step by step over pieces of {@link ProgramEval#PIECE} elements with intermediates in L1. Work is split into
- * one part per thread, each with its own scratch and offset arrays.
+ * one part per thread, each with its own scratch and offset arrays, taking chunks of units as it finishes.
  */
 final class FusedKernel implements Kernel, RangeTask {
-    /** Elements per unit of work for the generated loop: long enough that per-unit offsets cost nothing. */
-    private static final int CHUNK = 4096;
+    /**
+     * Elements per unit of work for the generated loop: long enough that per-unit offsets and the loop's entry
+     * cost nothing (4096 -> 16384: x*0.5+1 over 4096x4096 4-12% faster, alternated in one process).
+     */
+    private static final int CHUNK = 16_384;
     private static final int W = VectorMath.F.length();
 
     private final ProgramEval eval;
