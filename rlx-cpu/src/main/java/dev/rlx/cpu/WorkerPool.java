@@ -2,9 +2,9 @@ package dev.rlx.cpu;
 
 import dev.rlx.cpu.kernels.Parallel;
 import dev.rlx.cpu.kernels.RangeTask;
+import dev.rlx.cpu.kernels.WorkCursor;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -28,15 +28,9 @@ final class WorkerPool implements Parallel {
     private final Worker[] workers;
     private final ReentrantLock dispatch = new ReentrantLock();
     private final AtomicInteger pending = new AtomicInteger();
-    /**
-     * Chunks per thread when the work allows: 8 keeps each chunk large (a 4096-row softmax on 2 threads:
-     * 256 rows) while a thread at two thirds of the other's speed costs about a sixteenth, not a third.
-     */
-    private static final int CHUNKS_PER_THREAD = 8;
     // the current dispatch's chunking (written before the workers' generation bump, read after it)
-    private final AtomicLong next = new AtomicLong(); // start of the next chunk to hand out (long: no wrap)
-    private int n;
-    private int chunk; // 0: one static chunk per thread
+    private final WorkCursor cursor = new WorkCursor();
+    private boolean chunked; // false: one static chunk per thread
 
     /** The process-wide pool with {@code threads} threads (created once, lives until exit). */
     static WorkerPool shared(int threads) {
@@ -75,31 +69,29 @@ final class WorkerPool implements Parallel {
         try {
             // Room for several chunks per thread: hand them out as threads finish, so a thread that runs slower
             // (a busy core, a vCPU whose sibling is loaded) takes fewer instead of holding everyone up.
-            int chunk = most >= (long) threads * CHUNKS_PER_THREAD
-                    ? (int) Math.max(grain, ((long) n + threads * CHUNKS_PER_THREAD - 1) / (threads * CHUNKS_PER_THREAD))
-                    : 0;
-            this.n = n;
-            this.chunk = chunk;
-            next.set(0);
+            chunked = most >= (long) threads * WorkCursor.CHUNKS_PER_PART;
+            if (chunked) {
+                cursor.reset(n, threads, grain);
+            }
             pending.set(chunks - 1);
             for (int c = 1; c < chunks; c++) {
                 Worker w = workers[c - 1];
                 w.task = task;
                 w.from = (int) ((long) n * c / chunks);
                 w.to = (int) ((long) n * (c + 1) / chunks);
-                w.generation++; // volatile write publishes task/from/to and the pool's n/chunk
+                w.generation++; // volatile write publishes task/from/to and the pool's chunking
                 LockSupport.unpark(w);
             }
             RuntimeException failure = null;
             try {
-                if (chunk > 0) {
+                if (chunked) {
                     drain(task);
                 } else {
                     task.range(0, (int) ((long) n / chunks));
                 }
             } catch (RuntimeException e) {
                 failure = e;
-                next.set(n); // nothing more starts
+                cursor.stop();
             }
             while (pending.get() > 0) {
                 Thread.onSpinWait();
@@ -122,10 +114,8 @@ final class WorkerPool implements Parallel {
 
     /** Runs chunks of the current dispatch until none is left. */
     private void drain(RangeTask task) {
-        int size = chunk;
-        int total = n;
-        for (long start = next.getAndAdd(size); start < total; start = next.getAndAdd(size)) {
-            task.range((int) start, (int) Math.min(total, start + size));
+        for (int start = cursor.take(); start >= 0; start = cursor.take()) {
+            task.range(start, cursor.end(start));
         }
     }
 
@@ -157,14 +147,14 @@ final class WorkerPool implements Parallel {
                 }
                 seen = generation;
                 try {
-                    if (pool.chunk > 0) {
+                    if (pool.chunked) {
                         pool.drain(task);
                     } else {
                         task.range(from, to);
                     }
                 } catch (RuntimeException e) {
                     failure = e;
-                    pool.next.set(pool.n); // nothing more starts
+                    pool.cursor.stop(); // nothing more starts
                 } finally {
                     pool.pending.decrementAndGet();
                 }

@@ -65,9 +65,6 @@ class WorkerPoolTest {
             } else if (byWorker.addAndGet(to - from) + byCaller.get() == n) {
                 restDone.countDown();
             }
-            if (byWorker.get() + byCaller.get() == n) {
-                restDone.countDown();
-            }
         });
         assertEquals(n, byWorker.get() + byCaller.get());
         assertTrue(byCaller.get() <= n / 16 + 1, "the blocked caller ran one chunk, not half: " + byCaller.get());
