@@ -122,6 +122,14 @@ class ConvKernelsTest {
                 gemmAtol(54));
     }
 
+    @Test
+    void convGemm_3dSamePaddingCopiesRowStretchesWithinEachPlane() {
+        // input rows as long as output rows: im2col copies runs of consecutive rows at once, but never across
+        // a depth plane (row 5 of plane 0 and row 0 of plane 1 are not neighbours in the input) or padding
+        checkConv(Op.Conv.of(3).withPads(1, 1, 1, 1, 1, 1), DType.F32, true, dims(2, 4, 5, 6, 9), dims(16, 4, 3, 3, 3),
+                46, gemmAtol(108));
+    }
+
     // ---------------------------------------------------------------- conv
 
     @Test

