@@ -132,7 +132,7 @@ final class Sgemm {
                 boolean first = pc == p0;
                 boolean last = pc + kc == p1;
                 if (!inPlace) {
-                    packB(b, pc, kc, jc, nc, ws.packB());
+                    packB(b, pc, kc, jc, nc, ws.packB(), ws.tile());
                 }
                 for (int ic = r0; ic < r1; ic += MC) {
                     int mc = Math.min(MC, r1 - ic);
@@ -146,7 +146,7 @@ final class Sgemm {
                             bp = b.offset() + (long) pc * b.rowStride() + jc + jr;
                             bStep = b.rowStride();
                         } else if (inPlace) {
-                            packB(b, pc, kc, jc + jr, nr, ws.packB()); // the last, narrow panel (m <= MC: once)
+                            packB(b, pc, kc, jc + jr, nr, ws.packB(), ws.tile()); // the last, narrow panel (m <= MC: once)
                             bp = 0;
                         }
                         for (int ir = 0; ir < mc; ir += MR) {
@@ -208,13 +208,24 @@ final class Sgemm {
 
     /**
      * Packs {@code B[p0:p0+kc, j0:j0+nc]} into panels of NR columns: panel q holds, for each p, the NR values
-     * {@code B[p0 + p, j0 + q*NR + j]}; columns past the end are zero. Contiguous rows copy in bulk.
+     * {@code B[p0 + p, j0 + q*NR + j]}; columns past the end are zero. Contiguous rows copy in bulk; a
+     * transposed B (contiguous columns) goes over in W x W tiles transposed in registers, through {@code tmp}
+     * (W * W floats).
      */
-    static void packB(Mat b, int p0, int kc, int j0, int nc, MemorySegment dst) {
+    static void packB(Mat b, int p0, int kc, int j0, int nc, MemorySegment dst, MemorySegment tmp) {
         long at = 0;
         for (int q = 0; q < nc; q += NR) {
             int cols = Math.min(NR, nc - q);
-            for (int p = 0; p < kc; p++) {
+            int p = 0;
+            if (b.rowStride() == 1 && cols == NR) { // B^T row-major: column j of B is contiguous
+                for (; p + W <= kc; p += W, at += (long) W * NR) {
+                    for (int c = 0; c < NR; c += W) {
+                        long src = b.offset() + (p0 + p) + (long) (j0 + q + c) * b.colStride();
+                        TileTranspose.tile(b.seg(), src, b.colStride(), dst, at + c, NR, tmp);
+                    }
+                }
+            }
+            for (; p < kc; p++) {
                 long src = b.offset() + (long) (p0 + p) * b.rowStride() + (long) (j0 + q) * b.colStride();
                 if (b.colStride() == 1 && cols == NR) {
                     FloatRows.copy(b.seg(), src, dst, at, NR);
