@@ -14,11 +14,9 @@ import java.util.Arrays;
  * ({@code K = Cin/groups * taps} rows, {@code P} output positions of the chunk), and
  * {@code y[oc, P] = W[oc, K] . col} with the weight read in place (its {@code [Cout, Cin/g, k...]} layout is
  * already row-major {@code [Cout, K]}) and the column matrix too (not packed again). Chunks are whole
- * micro-panels sized to keep the column matrix in L2 and to split evenly over the threads ({@link Im2colPlan}
- * fills them);
- * the bias is added to each tile of the output as soon as it is final. Input rows are copied into the column
- * matrix as runs ({@link TapMap}), so padding costs only the zero fill at the edges; with stride 1 along W
- * and input rows as wide as output rows, the runs of consecutive rows go over in one copy.
+ * micro-panels sized to keep the column matrix in L2 and to split evenly over the threads; the bias is added
+ * to each tile of the output as soon as it is final. {@link Im2colPlan} fills the column matrix with runs of
+ * input ({@link TapMap}), so padding costs only the zero fill at the edges.
  *
  * <p>Taken when the product is wide enough for the micro-kernel to pay ({@link #applies}); depthwise and
  * small convolutions stay on {@link ConvKernel}'s direct loop.
@@ -132,11 +130,15 @@ final class ConvGemmF32 implements Kernel, RangeTask {
      * Output positions per chunk: whole micro-panels ({@link Sgemm#NR} columns) of at most about
      * {@link #CHUNK_FLOATS} floats of column matrix, as few as keep the {@code imageGroups * chunks} units
      * even over the threads: 7 chunks of 7 panels on 2 threads leave one thread idle an eighth of the time,
-     * 10 chunks of 5 do not. Smaller chunks cost a little per GEMM call, so a smaller size must gain 2%.
+     * 10 chunks of 5 do not. Smaller chunks cost a little per GEMM call, so a smaller size must gain 2%. With
+     * many units per thread the largest size is kept: taking units as they finish evens those out.
      */
     static int chunkColumns(int positions, int k, int imageGroups, int threads) {
         int panels = (positions + Sgemm.NR - 1) / Sgemm.NR;
         int most = Math.max(1, Math.min(panels, CHUNK_FLOATS / k / Sgemm.NR));
+        if ((long) imageGroups * ((panels + most - 1) / most) >= 16L * threads) {
+            return Math.min(positions, most * Sgemm.NR);
+        }
         int best = most;
         double bestShare = -1;
         long[] load = new long[threads];

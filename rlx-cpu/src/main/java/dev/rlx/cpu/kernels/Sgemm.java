@@ -217,7 +217,9 @@ final class Sgemm {
         for (int q = 0; q < nc; q += NR) {
             int cols = Math.min(NR, nc - q);
             int p = 0;
-            if (b.rowStride() == 1 && cols == NR) { // B^T row-major: column j of B is contiguous
+            // B^T row-major (column j of B contiguous); tmp is the workspace's tile, MR * NR >= W * W floats
+            // up to 512-bit vectors
+            if (b.rowStride() == 1 && cols == NR && W * W <= MR * NR) {
                 for (; p + W <= kc; p += W, at += (long) W * NR) {
                     for (int c = 0; c < NR; c += W) {
                         long src = b.offset() + (p0 + p) + (long) (j0 + q + c) * b.colStride();

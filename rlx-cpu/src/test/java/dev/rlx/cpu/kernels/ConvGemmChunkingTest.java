@@ -37,6 +37,12 @@ class ConvGemmChunkingTest {
     }
 
     @Test
+    void manyUnitsKeepTheLargestChunks() {
+        int most = ConvGemmF32.CHUNK_FLOATS / 576 / NR * NR;
+        assertEquals(most, ConvGemmF32.chunkColumns(7 * most, 576, 64, 2)); // 448 units: no search
+    }
+
+    @Test
     void twoThreadsGetEvenShares() {
         // the largest chunks would make 7 units: taken in turn, one thread would do 4 and the other 3
         int most = ConvGemmF32.CHUNK_FLOATS / 576 / NR * NR;
