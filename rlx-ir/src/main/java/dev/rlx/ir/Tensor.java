@@ -1,5 +1,6 @@
 package dev.rlx.ir;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -77,41 +78,9 @@ public final class Tensor {
     /** A rank-0 tensor of {@code dtype} holding {@code v} converted as a {@code cast} would. */
     public static Tensor scalar(DType dtype, double v) {
         Shape s = Shape.scalar(dtype);
-        ByteBuffer b = buffer(s);
-        switch (dtype) {
-            case F32 -> b.putFloat((float) v);
-            case F64 -> b.putDouble(v);
-            case F16 -> b.putShort(HalfFloats.toF16(roundToOdd(v)));
-            case BF16 -> b.putShort(HalfFloats.toBF16(roundToOdd(v)));
-            case I8 -> b.put((byte) saturate(v, Byte.MIN_VALUE, Byte.MAX_VALUE));
-            case U8 -> b.put((byte) saturate(v, 0, 0xFF));
-            case I16 -> b.putShort((short) saturate(v, Short.MIN_VALUE, Short.MAX_VALUE));
-            case I32 -> b.putInt((int) saturate(v, Integer.MIN_VALUE, Integer.MAX_VALUE));
-            case U32 -> b.putInt((int) saturate(v, 0, 0xFFFFFFFFL));
-            case I64 -> b.putLong((long) v); // Java's conversion truncates, saturates and maps NaN to 0
-            case BOOL -> b.put((byte) (v != 0 ? 1 : 0));
-            case C64 -> b.putFloat((float) v).putFloat(0f);
-        }
-        return new Tensor(s, b.array());
-    }
-
-    /** Float to integer as {@link Op.Cast} does it: truncate toward zero, clamp to [min, max], NaN to 0. */
-    private static long saturate(double v, long min, long max) {
-        return Math.max(min, Math.min(max, (long) v));
-    }
-
-    /**
-     * {@code v} as a float rounded to odd: exact when representable, otherwise the float next to {@code v}
-     * toward zero with its last bit set. Rounding that to a format of at most 22 significant bits (f16, bf16)
-     * gives the correctly rounded {@code v}, which going through the nearest float would not (double rounding).
-     */
-    private static float roundToOdd(double v) {
-        float f = (float) v;
-        if (Float.isNaN(f) || Float.isInfinite(f) || f == v) {
-            return f;
-        }
-        float towardZero = Math.abs((double) f) > Math.abs(v) ? Math.nextAfter(f, 0.0) : f;
-        return Float.intBitsToFloat(Float.floatToRawIntBits(towardZero) | 1);
+        byte[] b = new byte[Math.toIntExact(s.byteSize())];
+        Elements.setDouble(MemorySegment.ofArray(b), 0, dtype, v);
+        return new Tensor(s, b);
     }
 
     private static void checkCount(Shape s, int n) {
@@ -143,28 +112,19 @@ public final class Tensor {
         return ByteBuffer.wrap(bytes).asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
     }
 
+    /** A read-only little-endian view of the bytes, without copying them. */
+    public MemorySegment segment() {
+        return MemorySegment.ofArray(bytes).asReadOnly();
+    }
+
     public int byteLength() {
         return bytes.length;
     }
 
     /** Element {@code i} (flat, row-major) converted to double; C64 gives the real part. */
     public double getDouble(long i) {
-        int k = Math.toIntExact(i);
-        ByteBuffer b = buffer();
-        return switch (dtype()) {
-            case F32 -> b.getFloat(k * 4);
-            case F64 -> b.getDouble(k * 8);
-            case F16 -> HalfFloats.f16ToFloat(b.getShort(k * 2));
-            case BF16 -> HalfFloats.bf16ToFloat(b.getShort(k * 2));
-            case I8 -> b.get(k);
-            case U8 -> b.get(k) & 0xFF;
-            case I16 -> b.getShort(k * 2);
-            case I32 -> b.getInt(k * 4);
-            case U32 -> b.getInt(k * 4) & 0xFFFFFFFFL;
-            case I64 -> b.getLong(k * 8);
-            case BOOL -> b.get(k) != 0 ? 1 : 0;
-            case C64 -> b.getFloat(k * 8);
-        };
+        Objects.checkIndex(i, shape.elementCount());
+        return Elements.getDouble(MemorySegment.ofArray(bytes), i, dtype());
     }
 
     /** All elements converted to float (C64: real parts). */

@@ -8,6 +8,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 import dev.rlx.ir.DType;
+import dev.rlx.ir.Elements;
 import dev.rlx.ir.HalfFloats;
 import java.lang.foreign.MemorySegment;
 
@@ -44,16 +45,15 @@ final class HostData {
         switch (t) {
             case F64 -> MemorySegment.copy(src, 0, dst, JAVA_DOUBLE_UNALIGNED, 0, n);
             case F32 -> { for (int i = 0; i < n; i++) dst.setAtIndex(JAVA_FLOAT_UNALIGNED, i, (float) src[i]); }
-            case F16 -> { for (int i = 0; i < n; i++) dst.setAtIndex(JAVA_SHORT_UNALIGNED, i, HalfFloats.toF16((float) src[i])); }
-            case BF16 -> { for (int i = 0; i < n; i++) dst.setAtIndex(JAVA_SHORT_UNALIGNED, i, HalfFloats.toBF16((float) src[i])); }
+            case F16, BF16 -> { for (int i = 0; i < n; i++) Elements.setDouble(dst, i, t, src[i]); } // no double rounding
             default -> throw new IllegalStateException("float data into " + t);
         }
     }
 
     /** Index of the first value {@code t} cannot hold, or -1. */
     static int firstOutOfRange(long[] src, DType t) {
-        long lo = min(t);
-        long hi = max(t);
+        long lo = Elements.min(t);
+        long hi = Elements.max(t);
         for (int i = 0; i < src.length; i++) {
             if (src[i] < lo || src[i] > hi) {
                 return i;
@@ -63,35 +63,14 @@ final class HostData {
     }
 
     static int firstOutOfRange(int[] src, DType t) {
-        long lo = min(t);
-        long hi = max(t);
+        long lo = Elements.min(t);
+        long hi = Elements.max(t);
         for (int i = 0; i < src.length; i++) {
             if (src[i] < lo || src[i] > hi) {
                 return i;
             }
         }
         return -1;
-    }
-
-    static long min(DType t) {
-        return switch (t) {
-            case I8 -> Byte.MIN_VALUE;
-            case I16 -> Short.MIN_VALUE;
-            case I32 -> Integer.MIN_VALUE;
-            case U8, U32 -> 0;
-            default -> Long.MIN_VALUE;
-        };
-    }
-
-    static long max(DType t) {
-        return switch (t) {
-            case I8 -> Byte.MAX_VALUE;
-            case I16 -> Short.MAX_VALUE;
-            case I32 -> Integer.MAX_VALUE;
-            case U8 -> 255;
-            case U32 -> 0xFFFFFFFFL;
-            default -> Long.MAX_VALUE;
-        };
     }
 
     static void write(int[] src, MemorySegment dst, DType t) {
@@ -101,7 +80,7 @@ final class HostData {
             return;
         }
         for (int i = 0; i < n; i++) {
-            setInteger(dst, i, t, src[i]);
+            Elements.setLong(dst, i, t, src[i]);
         }
     }
 
@@ -112,7 +91,7 @@ final class HostData {
             return;
         }
         for (int i = 0; i < n; i++) {
-            setInteger(dst, i, t, src[i]);
+            Elements.setLong(dst, i, t, src[i]);
         }
     }
 
@@ -122,49 +101,13 @@ final class HostData {
         }
     }
 
-    private static void setInteger(MemorySegment dst, long i, DType t, long v) {
-        switch (t) {
-            case I8, U8 -> dst.set(JAVA_BYTE, i, (byte) v);
-            case I16 -> dst.setAtIndex(JAVA_SHORT_UNALIGNED, i, (short) v);
-            case I32, U32 -> dst.setAtIndex(JAVA_INT_UNALIGNED, i, (int) v);
-            case I64 -> dst.setAtIndex(JAVA_LONG_UNALIGNED, i, v);
-            default -> throw new IllegalStateException("integer data into " + t);
-        }
-    }
-
-    /** Element {@code i} of a real-typed tensor as double (BOOL as 0/1; C64 not allowed). */
-    static double getDouble(MemorySegment src, long i, DType t) {
-        return switch (t) {
-            case F32 -> src.getAtIndex(JAVA_FLOAT_UNALIGNED, i);
-            case F64 -> src.getAtIndex(JAVA_DOUBLE_UNALIGNED, i);
-            case F16 -> HalfFloats.f16ToFloat(src.getAtIndex(JAVA_SHORT_UNALIGNED, i));
-            case BF16 -> HalfFloats.bf16ToFloat(src.getAtIndex(JAVA_SHORT_UNALIGNED, i));
-            case BOOL -> src.get(JAVA_BYTE, i) != 0 ? 1 : 0;
-            default -> getLong(src, i, t);
-        };
-    }
-
-    /** Element {@code i} of an integer or BOOL tensor as long. */
-    static long getLong(MemorySegment src, long i, DType t) {
-        return switch (t) {
-            case I8 -> src.get(JAVA_BYTE, i);
-            case U8 -> src.get(JAVA_BYTE, i) & 0xFF;
-            case BOOL -> src.get(JAVA_BYTE, i) != 0 ? 1 : 0;
-            case I16 -> src.getAtIndex(JAVA_SHORT_UNALIGNED, i);
-            case I32 -> src.getAtIndex(JAVA_INT_UNALIGNED, i);
-            case U32 -> src.getAtIndex(JAVA_INT_UNALIGNED, i) & 0xFFFFFFFFL;
-            case I64 -> src.getAtIndex(JAVA_LONG_UNALIGNED, i);
-            default -> throw new IllegalStateException("integer read of " + t);
-        };
-    }
-
     static void read(MemorySegment src, DType t, float[] dst, int n) {
         if (t == DType.F32) {
             MemorySegment.copy(src, JAVA_FLOAT_UNALIGNED, 0, dst, 0, n);
             return;
         }
         for (int i = 0; i < n; i++) {
-            dst[i] = (float) getDouble(src, i, t);
+            dst[i] = (float) Elements.getDouble(src, i, t);
         }
     }
 
@@ -174,7 +117,7 @@ final class HostData {
             return;
         }
         for (int i = 0; i < n; i++) {
-            dst[i] = getDouble(src, i, t);
+            dst[i] = Elements.getDouble(src, i, t);
         }
     }
 
@@ -184,7 +127,7 @@ final class HostData {
             return;
         }
         for (int i = 0; i < n; i++) {
-            dst[i] = getLong(src, i, t);
+            dst[i] = Elements.getLong(src, i, t);
         }
     }
 
@@ -194,7 +137,7 @@ final class HostData {
             return;
         }
         for (int i = 0; i < n; i++) {
-            dst[i] = (int) getLong(src, i, t);
+            dst[i] = (int) Elements.getLong(src, i, t);
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.rlx.cpu.kernels;
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 
 import dev.rlx.ir.DType;
+import dev.rlx.ir.Elements;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
 import dev.rlx.ir.Shape;
@@ -166,7 +167,7 @@ final class AttentionKernel implements Kernel, RangeTask {
         }
         double acc = 0;
         for (int d = 0; d < headDim; d++) {
-            acc += Elements.getD(q, qo + d, dtype) * Elements.getD(k, ko + d, dtype);
+            acc += Elements.getDouble(q, qo + d, dtype) * Elements.getDouble(k, ko + d, dtype);
         }
         return acc;
     }
@@ -193,18 +194,18 @@ final class AttentionKernel implements Kernel, RangeTask {
             double p = scratch.getAtIndex(JAVA_DOUBLE, base + j - first);
             long vo = vv.offset(b, j, kh);
             for (int d = 0; d < headDim; d++) {
-                double x = scratch.getAtIndex(JAVA_DOUBLE, acc + d) + p * Elements.getD(v, vo + d, dtype);
+                double x = scratch.getAtIndex(JAVA_DOUBLE, acc + d) + p * Elements.getDouble(v, vo + d, dtype);
                 scratch.setAtIndex(JAVA_DOUBLE, acc + d, x);
             }
         }
         for (int d = 0; d < headDim; d++) {
-            Elements.setD(out, oo + d, dtype, scratch.getAtIndex(JAVA_DOUBLE, acc + d) * inv);
+            Elements.setDouble(out, oo + d, dtype, scratch.getAtIndex(JAVA_DOUBLE, acc + d) * inv);
         }
     }
 
     private void zeroRow(long oo) {
         for (int d = 0; d < headDim; d++) {
-            Elements.setD(out, oo + d, dtype, 0);
+            Elements.setDouble(out, oo + d, dtype, 0);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.rlx.cpu.kernels;
 
 import dev.rlx.ir.DType;
+import dev.rlx.ir.Elements;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
 import java.lang.foreign.MemorySegment;
@@ -46,6 +47,6 @@ record AttentionMask(MemorySegment seg, boolean keep, DType type, long[] strides
 
     /** The additive mask's value at {@code at} (0 for a keep-mask). */
     double added(long at) {
-        return keep ? 0 : Elements.getD(seg, at, type);
+        return keep ? 0 : Elements.getDouble(seg, at, type);
     }
 }

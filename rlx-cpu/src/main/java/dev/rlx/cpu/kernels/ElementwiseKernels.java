@@ -3,6 +3,7 @@ package dev.rlx.cpu.kernels;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 
+import dev.rlx.ir.Elements;
 import dev.rlx.ir.BinaryKind;
 import dev.rlx.ir.CompareKind;
 import dev.rlx.ir.DType;
@@ -40,9 +41,9 @@ public final class ElementwiseKernels {
                         long xi = o[1] + j * s[1];
                         long yi = o[0] + j;
                         if (Elements.integral(y.dtype())) {
-                            Elements.setL(y.seg(), yi, y.dtype(), ScalarMath.unary(k, Elements.getL(x.seg(), xi, x.dtype())));
+                            Elements.setLong(y.seg(), yi, y.dtype(), ScalarMath.unary(k, Elements.getLong(x.seg(), xi, x.dtype())));
                         } else {
-                            Elements.setD(y.seg(), yi, y.dtype(), ScalarMath.unary(k, Elements.getD(x.seg(), xi, x.dtype())));
+                            Elements.setDouble(y.seg(), yi, y.dtype(), ScalarMath.unary(k, Elements.getDouble(x.seg(), xi, x.dtype())));
                         }
                     }
                 }
@@ -70,11 +71,11 @@ public final class ElementwiseKernels {
                     long ai = o[1] + j * s[1];
                     long bi = o[2] + j * s[2];
                     if (integral) {
-                        Elements.setL(y.seg(), o[0] + j, t,
-                                ScalarMath.binary(k, Elements.getL(a.seg(), ai, t), Elements.getL(b.seg(), bi, t)));
+                        Elements.setLong(y.seg(), o[0] + j, t,
+                                ScalarMath.binary(k, Elements.getLong(a.seg(), ai, t), Elements.getLong(b.seg(), bi, t)));
                     } else {
-                        Elements.setD(y.seg(), o[0] + j, t,
-                                ScalarMath.binary(k, Elements.getD(a.seg(), ai, t), Elements.getD(b.seg(), bi, t)));
+                        Elements.setDouble(y.seg(), o[0] + j, t,
+                                ScalarMath.binary(k, Elements.getDouble(a.seg(), ai, t), Elements.getDouble(b.seg(), bi, t)));
                     }
                 }
             }
@@ -100,9 +101,9 @@ public final class ElementwiseKernels {
                     if (t == DType.F32) {
                         r = compare(k, a.seg().getAtIndex(JAVA_FLOAT, ai), b.seg().getAtIndex(JAVA_FLOAT, bi));
                     } else if (integral) {
-                        r = compare(k, Elements.getL(a.seg(), ai, t), Elements.getL(b.seg(), bi, t));
+                        r = compare(k, Elements.getLong(a.seg(), ai, t), Elements.getLong(b.seg(), bi, t));
                     } else {
-                        r = compare(k, Elements.getD(a.seg(), ai, t), Elements.getD(b.seg(), bi, t));
+                        r = compare(k, Elements.getDouble(a.seg(), ai, t), Elements.getDouble(b.seg(), bi, t));
                     }
                     y.seg().set(JAVA_BYTE, o[0] + j, (byte) (r ? 1 : 0));
                 }
@@ -151,12 +152,12 @@ public final class ElementwiseKernels {
                     if (from == DType.C64) { // to C64 only (checked by the shape rule)
                         MemorySegment.copy(x.seg(), xi * 8, y.seg(), yi * 8, 8);
                     } else if (Elements.integral(from) && Elements.integral(to)) {
-                        Elements.setL(y.seg(), yi, to, Elements.getL(x.seg(), xi, from));
+                        Elements.setLong(y.seg(), yi, to, Elements.getLong(x.seg(), xi, from));
                     } else if (Elements.integral(from) && from != DType.BOOL) {
                         // long -> double is exact below 2^53; beyond, one rounding to double then to the target
-                        Elements.setD(y.seg(), yi, to, (double) Elements.getL(x.seg(), xi, from));
+                        Elements.setDouble(y.seg(), yi, to, (double) Elements.getLong(x.seg(), xi, from));
                     } else {
-                        Elements.setD(y.seg(), yi, to, Elements.getD(x.seg(), xi, from));
+                        Elements.setDouble(y.seg(), yi, to, Elements.getDouble(x.seg(), xi, from));
                     }
                 }
             }

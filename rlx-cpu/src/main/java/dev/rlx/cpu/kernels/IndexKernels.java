@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rlx.ir.Elements;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
@@ -174,9 +175,9 @@ public final class IndexKernels {
                     if (t == DType.F32) {
                         out.setAtIndex(JAVA_FLOAT, o, out.getAtIndex(JAVA_FLOAT, o) + upd.getAtIndex(JAVA_FLOAT, p));
                     } else if (integral) {
-                        Elements.setL(out, o, t, Elements.getL(out, o, t) + Elements.getL(upd, p, t));
+                        Elements.setLong(out, o, t, Elements.getLong(out, o, t) + Elements.getLong(upd, p, t));
                     } else {
-                        Elements.setD(out, o, t, Elements.getD(out, o, t) + Elements.getD(upd, p, t));
+                        Elements.setDouble(out, o, t, Elements.getDouble(out, o, t) + Elements.getDouble(upd, p, t));
                     }
                 }
             }

@@ -1,6 +1,7 @@
 package dev.rlx.cpu.kernels;
 
 import dev.rlx.cpu.blas.OpenBlas;
+import dev.rlx.ir.Elements;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
@@ -378,16 +379,16 @@ public final class MatMulKernel implements Kernel, RangeTask {
                     long ai = am.offset() + i * aRs + p * aCs;
                     long bi = bm.offset() + p * bRs + j * bCs;
                     if (integral) {
-                        lacc += Elements.getL(a, ai, dtype) * Elements.getL(b, bi, dtype);
+                        lacc += Elements.getLong(a, ai, dtype) * Elements.getLong(b, bi, dtype);
                     } else {
-                        dacc += Elements.getD(a, ai, dtype) * Elements.getD(b, bi, dtype);
+                        dacc += Elements.getDouble(a, ai, dtype) * Elements.getDouble(b, bi, dtype);
                     }
                 }
                 long ci = cOff + (long) i * n + j;
                 if (integral) {
-                    Elements.setL(c, ci, dtype, lacc);
+                    Elements.setLong(c, ci, dtype, lacc);
                 } else {
-                    Elements.setD(c, ci, dtype, dacc);
+                    Elements.setDouble(c, ci, dtype, dacc);
                 }
             }
         }

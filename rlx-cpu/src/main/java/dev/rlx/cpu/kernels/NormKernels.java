@@ -2,6 +2,7 @@ package dev.rlx.cpu.kernels;
 
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 
+import dev.rlx.ir.Elements;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
@@ -122,7 +123,7 @@ public final class NormKernels {
                     ElementwiseKernels.binaryF32(dev.rlx.ir.BinaryKind.ADD, x, off, 1, residual, off, 1, sum, off, len);
                 } else {
                     for (int j = 0; j < len; j++) {
-                        Elements.setD(sum, off + j, t, Elements.getD(x, off + j, t) + Elements.getD(residual, off + j, t));
+                        Elements.setDouble(sum, off + j, t, Elements.getDouble(x, off + j, t) + Elements.getDouble(residual, off + j, t));
                     }
                 }
                 norm.row(r);
@@ -204,18 +205,18 @@ public final class NormKernels {
         private void lineDouble(long s, int n, long step) {
             double max = Double.NEGATIVE_INFINITY;
             for (int j = 0; j < n; j++) {
-                max = Math.max(max, Elements.getD(x, s + j * step, t));
+                max = Math.max(max, Elements.getDouble(x, s + j * step, t));
             }
             double sum = 0;
             for (int j = 0; j < n; j++) {
-                sum += Math.exp(Elements.getD(x, s + j * step, t) - max);
+                sum += Math.exp(Elements.getDouble(x, s + j * step, t) - max);
             }
             double logSum = Math.log(sum);
             double inv = 1 / sum;
             for (int j = 0; j < n; j++) {
                 long i = s + j * step;
-                double v = Elements.getD(x, i, t) - max;
-                Elements.setD(y, i, t, log ? v - logSum : Math.exp(v) * inv);
+                double v = Elements.getDouble(x, i, t) - max;
+                Elements.setDouble(y, i, t, log ? v - logSum : Math.exp(v) * inv);
             }
         }
     }
@@ -350,21 +351,21 @@ public final class NormKernels {
             double mean = 0;
             if (centered) {
                 for (int j = 0; j < rowLen; j++) {
-                    mean += Elements.getD(x, off + j, t);
+                    mean += Elements.getDouble(x, off + j, t);
                 }
                 mean /= rowLen;
             }
             double var = 0;
             for (int j = 0; j < rowLen; j++) {
-                double d = Elements.getD(x, off + j, t) - mean;
+                double d = Elements.getDouble(x, off + j, t) - mean;
                 var += d * d;
             }
             double rstd = 1 / Math.sqrt(var / rowLen + eps);
             for (int j = 0; j < rowLen; j++) {
                 long p = perElement ? j : channel(r, j / segLen);
-                double b = beta == null ? 0 : Elements.getD(beta, p, t);
-                double v = (Elements.getD(x, off + j, t) - mean) * rstd * Elements.getD(gamma, p, t) + b;
-                Elements.setD(y, off + j, t, v);
+                double b = beta == null ? 0 : Elements.getDouble(beta, p, t);
+                double v = (Elements.getDouble(x, off + j, t) - mean) * rstd * Elements.getDouble(gamma, p, t) + b;
+                Elements.setDouble(y, off + j, t, v);
             }
         }
 

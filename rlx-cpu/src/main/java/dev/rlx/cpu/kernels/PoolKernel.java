@@ -1,5 +1,6 @@
 package dev.rlx.cpu.kernels;
 
+import dev.rlx.ir.Elements;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
@@ -98,7 +99,7 @@ final class PoolKernel implements Kernel, RangeTask {
                 if (!max) {
                     v /= Math.max(1, dDiv[od] * hDiv[oh] * wDiv[ow]);
                 }
-                Elements.setD(y, yo + ow, dtype, v);
+                Elements.setDouble(y, yo + ow, dtype, v);
             }
         }
     }
@@ -120,7 +121,7 @@ final class PoolKernel implements Kernel, RangeTask {
                 for (int kw = 0; kw < wMap.taps; kw++) {
                     int iw = wMap.src(ow, kw);
                     if (iw >= 0) {
-                        double v = Elements.getD(x, xRow + iw, dtype);
+                        double v = Elements.getDouble(x, xRow + iw, dtype);
                         acc = max ? Math.max(acc, v) : acc + v;
                     }
                 }

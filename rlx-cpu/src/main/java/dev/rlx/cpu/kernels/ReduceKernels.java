@@ -3,6 +3,7 @@ package dev.rlx.cpu.kernels;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rlx.ir.Elements;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
@@ -115,9 +116,9 @@ public final class ReduceKernels {
                 if (vector) {
                     y.setAtIndex(JAVA_FLOAT, o, (float) mean(foldF32(base)));
                 } else if (Elements.integral(t)) {
-                    Elements.setL(y, o, t, foldLong(base));
+                    Elements.setLong(y, o, t, foldLong(base));
                 } else {
-                    Elements.setD(y, o, t, mean(foldDouble(base)));
+                    Elements.setDouble(y, o, t, mean(foldDouble(base)));
                 }
             }
         }
@@ -149,7 +150,7 @@ public final class ReduceKernels {
             for (int r = 0; r < over.rows(); r++) {
                 long off = base + over.rowOffset(0, r);
                 for (int j = 0; j < len; j++) {
-                    acc = combine(kind, acc, Elements.getD(x, off + j * s, t));
+                    acc = combine(kind, acc, Elements.getDouble(x, off + j * s, t));
                 }
             }
             return acc;
@@ -162,7 +163,7 @@ public final class ReduceKernels {
             for (int r = 0; r < over.rows(); r++) {
                 long off = base + over.rowOffset(0, r);
                 for (int j = 0; j < len; j++) {
-                    acc = combine(kind, acc, Elements.getL(x, off + j * s, t));
+                    acc = combine(kind, acc, Elements.getLong(x, off + j * s, t));
                 }
             }
             return acc;
@@ -248,10 +249,10 @@ public final class ReduceKernels {
         /** Arg-max of {@code sign * x}: negating turns arg-min into arg-max exactly, NaN staying NaN. */
         private int argDouble(long start, int n, long step) {
             double sign = largest ? 1 : -1;
-            double best = sign * Elements.getD(x, start, t);
+            double best = sign * Elements.getDouble(x, start, t);
             int at = 0;
             for (int j = 1; j < n && !Double.isNaN(best); j++) {
-                double v = sign * Elements.getD(x, start + j * step, t);
+                double v = sign * Elements.getDouble(x, start + j * step, t);
                 if (v > best || Double.isNaN(v)) {
                     best = v;
                     at = j;
@@ -263,10 +264,10 @@ public final class ReduceKernels {
         /** Arg-max of {@code x ^ flip}: with flip = -1 that is {@code ~x}, which reverses the order without overflow. */
         private int argLong(long start, int n, long step) {
             long flip = largest ? 0 : -1;
-            long best = Elements.getL(x, start, t) ^ flip;
+            long best = Elements.getLong(x, start, t) ^ flip;
             int at = 0;
             for (int j = 1; j < n; j++) {
-                long v = Elements.getL(x, start + j * step, t) ^ flip;
+                long v = Elements.getLong(x, start + j * step, t) ^ flip;
                 if (v > best) {
                     best = v;
                     at = j;
@@ -309,16 +310,16 @@ public final class ReduceKernels {
                     for (int j = 0; j < n; j++) {
                         long i = start + j * step;
                         long before = acc;
-                        acc += Elements.getL(x, i, t);
-                        Elements.setL(y, i, t, exclusive ? before : acc);
+                        acc += Elements.getLong(x, i, t);
+                        Elements.setLong(y, i, t, exclusive ? before : acc);
                     }
                 } else {
                     double acc = 0;
                     for (int j = 0; j < n; j++) {
                         long i = start + j * step;
                         double before = acc;
-                        acc += Elements.getD(x, i, t);
-                        Elements.setD(y, i, t, exclusive ? before : acc);
+                        acc += Elements.getDouble(x, i, t);
+                        Elements.setDouble(y, i, t, exclusive ? before : acc);
                     }
                 }
             }

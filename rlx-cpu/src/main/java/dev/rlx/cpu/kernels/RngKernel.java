@@ -2,6 +2,7 @@ package dev.rlx.cpu.kernels;
 
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 
+import dev.rlx.ir.Elements;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
@@ -218,7 +219,7 @@ final class RngKernel implements Kernel, RangeTask, Reseedable {
         if (dtype == DType.F32) {
             out.setAtIndex(JAVA_FLOAT, i, (float) v);
         } else {
-            Elements.setD(out, i, dtype, v);
+            Elements.setDouble(out, i, dtype, v);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.rlx.cpu.kernels;
 
+import dev.rlx.ir.Elements;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
@@ -88,12 +89,12 @@ final class RopeKernel implements Kernel, RangeTask {
 
     /** Rotates the pair starting at element {@code at} by table entry {@code t}: the scalar definition. */
     private void rotatePair(long at, long t) {
-        double a = Elements.getD(x, at, dtype);
-        double b = Elements.getD(x, at + partner, dtype);
-        double c = Elements.getD(cos, t, dtype);
-        double s = Elements.getD(sin, t, dtype);
-        Elements.setD(y, at, dtype, a * c - b * s);
-        Elements.setD(y, at + partner, dtype, b * c + a * s);
+        double a = Elements.getDouble(x, at, dtype);
+        double b = Elements.getDouble(x, at + partner, dtype);
+        double c = Elements.getDouble(cos, t, dtype);
+        double s = Elements.getDouble(sin, t, dtype);
+        Elements.setDouble(y, at, dtype, a * c - b * s);
+        Elements.setDouble(y, at + partner, dtype, b * c + a * s);
     }
 
     /** Rotate-half over whole vectors of pairs; returns how many pairs it did (the rest is the scalar tail). */

@@ -3,6 +3,7 @@ package dev.rlx.cpu.kernels;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.rlx.ir.Elements;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
@@ -122,9 +123,9 @@ final class TopKKernel implements Kernel, RangeTask {
     private long key(long i) {
         long s;
         if (Elements.integral(t)) {
-            s = Elements.getL(x, i, t);
+            s = Elements.getLong(x, i, t);
         } else {
-            double v = Elements.getD(x, i, t);
+            double v = Elements.getDouble(x, i, t);
             if (Double.isNaN(v)) {
                 s = largest ? Long.MAX_VALUE : Long.MIN_VALUE;
             } else {
