@@ -62,7 +62,7 @@ final class DemoCommand implements Callable<Integer> {
         g.setOutputs(g.matmul(x, w, Shape.of(DType.F32, 1, 2)));
         try (CompiledGraph c = s.compile(g)) {
             c.setParam("w", new float[] {1, 0, 0, 1, 1, 0, 0, 1});
-            float[] y = c.run(Map.of("x", new float[] {1, 2, 3, 4}));
+            float[] y = c.run(Map.of("x", new float[] {1, 2, 3, 4})).get(0);
             out.println("quickstart: [1, 2, 3, 4] x w = " + Arrays.toString(y));
         }
     }

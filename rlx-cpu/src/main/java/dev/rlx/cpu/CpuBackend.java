@@ -1,20 +1,33 @@
 package dev.rlx.cpu;
 
 import dev.rlx.cpu.kernels.VectorMath;
-import dev.rlx.ir.OpKind;
+import dev.rlx.ir.Graph;
+import dev.rlx.ir.Tensor;
+import dev.rlx.ir.Value;
+import dev.rlx.opt.Capabilities;
+import dev.rlx.opt.ConstantEvaluator;
+import dev.rlx.opt.MemoryPlan;
+import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.Device;
+import dev.rlx.runtime.OpRegistry;
 import dev.rlx.runtime.spi.Backend;
 import dev.rlx.runtime.spi.CompileRequest;
+import dev.rlx.runtime.spi.DeviceRuntime;
 import dev.rlx.runtime.spi.Executable;
-import java.util.EnumSet;
-import java.util.Set;
+import dev.rlx.runtime.spi.HostRuntime;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 /**
- * The CPU backend: pure Java kernels on the Vector API, split across a shared pool of worker threads.
- * Thread count: {@code CompileOptions.threads()}, else {@code RLX_THREADS}, else all cores.
+ * The CPU backend: pure Java kernels on the Vector API, split across a shared pool of worker threads, in host
+ * memory. It claims every op. Thread count: {@code CompileOptions.threads()}, else {@code RLX_THREADS}, else all
+ * cores. Constants are folded with these same kernels, so a folded value is bit for bit what run time computes.
  */
 public final class CpuBackend implements Backend {
-    private static final Set<OpKind> SUPPORTED = EnumSet.allOf(OpKind.class);
+    /** Host memory, 64-byte aligned (a cache line, an AVX-512 vector); one for the process. */
+    private static final HostRuntime RUNTIME = new HostRuntime(Device.CPU, 64);
 
     @Override
     public Device device() {
@@ -27,14 +40,39 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
-    public Set<OpKind> supportedOps() {
-        return SUPPORTED;
+    public Capabilities capabilities() {
+        return Capabilities.all();
+    }
+
+    @Override
+    public DeviceRuntime runtime() {
+        return RUNTIME;
     }
 
     @Override
     public Executable compile(CompileRequest request) {
-        int threads = request.options().threads() > 0 ? request.options().threads() : defaultThreads();
-        return CpuCompiler.compile(request, WorkerPool.shared(threads));
+        return CpuCompiler.compile(request, pool(request.options()), RUNTIME, true);
+    }
+
+    @Override
+    public ConstantEvaluator constantEvaluator(CompileOptions options) {
+        WorkerPool pool = pool(options);
+        CompileOptions folding = options.withOptimize(false);
+        return (Graph constants, MemoryPlan plan) -> {
+            CompileRequest req = new CompileRequest(constants, plan, folding, OpRegistry.global(), Map.of());
+            try (CpuExecutable exe = CpuCompiler.compile(req, pool, RUNTIME, false)) {
+                exe.run();
+                List<Tensor> out = new ArrayList<>();
+                for (Value v : constants.outputs()) {
+                    out.add(Tensor.ofBytes(v.shape(), exe.hostSlot(v).toArray(ValueLayout.JAVA_BYTE)));
+                }
+                return out;
+            }
+        };
+    }
+
+    private static WorkerPool pool(CompileOptions options) {
+        return WorkerPool.shared(options.threads() > 0 ? options.threads() : defaultThreads());
     }
 
     /** {@code RLX_THREADS} if set to a positive number, else the available processors. */

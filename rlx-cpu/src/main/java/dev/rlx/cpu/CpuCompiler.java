@@ -11,14 +11,14 @@ import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
 import dev.rlx.ir.Value;
 import dev.rlx.opt.MemoryPlan;
-import dev.rlx.opt.MemoryPlanner;
 import dev.rlx.runtime.CompileException;
 import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.OpRegistry;
 import dev.rlx.runtime.RngOptions;
 import dev.rlx.runtime.Tracer;
 import dev.rlx.runtime.spi.CompileRequest;
-import java.lang.foreign.Arena;
+import dev.rlx.runtime.spi.DeviceAllocator;
+import dev.rlx.runtime.spi.DeviceBuffer;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,19 +26,25 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Builds a {@link CpuExecutable}: allocates the arena, binds every value to its slice, copies constants in,
- * and lowers each computing node to a kernel in schedule order.
+ * Builds a {@link CpuExecutable}: resolves every value of the plan to its bytes (an arena slice, a constant-pool
+ * slice filled with the constant, or a slice of a bound param buffer), and lowers each computing node to a
+ * kernel in schedule order. Control-flow bodies are built the same way in the arena region the plan gave the
+ * node.
  */
 final class CpuCompiler implements LowerContext {
-    private final Arena arena;
+    private final CpuMemory memory;
+    private final MemoryPlan plan;
+    private final MemorySegment arena; // this graph's arena (a body: its region of the enclosing arena)
     private final Map<Value, MemorySegment> slots = new HashMap<>();
     private final Parallel parallel;
     private final OpRegistry ops;
     private final CompileOptions options;
-    private final List<Reseedable> reseedables; // shared with subgraph compilers: setRng reaches them too
+    private final List<Reseedable> reseedables; // shared with body compilers: setRng reaches them too
 
-    private CpuCompiler(Arena arena, Parallel parallel, OpRegistry ops, CompileOptions options,
-                        List<Reseedable> reseedables) {
+    private CpuCompiler(CpuMemory memory, MemoryPlan plan, MemorySegment arena, Parallel parallel, OpRegistry ops,
+                        CompileOptions options, List<Reseedable> reseedables) {
+        this.memory = memory;
+        this.plan = plan;
         this.arena = arena;
         this.parallel = parallel;
         this.ops = ops;
@@ -46,25 +52,31 @@ final class CpuCompiler implements LowerContext {
         this.reseedables = reseedables;
     }
 
-    static CpuExecutable compile(CompileRequest req, Parallel parallel) {
-        CpuCompiler c = new CpuCompiler(Arena.ofShared(), parallel, req.ops(), req.options(), new ArrayList<>());
+    /** Builds {@code req}; {@code traced} asks for a tracer from the settings (off for constant folding). */
+    static CpuExecutable compile(CompileRequest req, Parallel parallel, DeviceAllocator allocator, boolean traced) {
+        CpuMemory memory = new CpuMemory(allocator);
         try {
-            return c.build(req.graph(), req.plan());
+            MemorySegment arena = memory.buffer(req.plan().arenaBytes());
+            CpuCompiler c = new CpuCompiler(memory, req.plan(), arena, parallel, req.ops(), req.options(),
+                    new ArrayList<>());
+            Tracer tracer = traced ? Tracer.fromSettings(req.graph().name()) : null;
+            return c.build(req.graph(), req.params(), tracer, memory);
         } catch (RuntimeException e) {
-            c.arena.close();
+            memory.close();
             throw e;
         }
     }
 
-    private CpuExecutable build(Graph g, MemoryPlan plan) {
-        return build(g, plan, Tracer.fromSettings(g.name()));
-    }
-
-    private CpuExecutable build(Graph g, MemoryPlan plan, Tracer tracer) {
-        MemorySegment mem = arena.allocate(Math.max(1, plan.arenaBytes()), plan.alignment());
+    private CpuExecutable build(Graph g, Map<Value, DeviceBuffer> params, Tracer tracer, CpuMemory owner) {
+        MemorySegment constants = plan.constantBytes() == 0 ? MemorySegment.NULL : memory.buffer(plan.constantBytes());
         for (Map.Entry<Value, MemoryPlan.Slot> e : plan.slots().entrySet()) {
             MemoryPlan.Slot s = e.getValue();
-            slots.put(e.getKey(), mem.asSlice(s.offset(), s.bytes()));
+            MemorySegment base = switch (s.storage()) {
+                case ARENA -> arena;
+                case CONSTANTS -> constants;
+                case PARAM -> paramBytes(params, s.root());
+            };
+            slots.put(e.getKey(), base.asSlice(s.offset(), s.bytes()));
         }
         long adapterBytes = 0;
         for (Node n : g.nodes()) {
@@ -74,8 +86,7 @@ final class CpuCompiler implements LowerContext {
         List<Kernel> kernels = new ArrayList<>();
         for (Node n : g.nodes()) {
             if (n.op() instanceof Op.Constant c) {
-                MemorySegment.copy(MemorySegment.ofArray(c.value().bytes()), 0, slots.get(n.output()), 0,
-                        c.value().byteLength());
+                MemorySegment.copy(c.value().segment(), 0, slots.get(n.output()), 0, c.value().byteLength());
                 continue;
             }
             if (n.outputs().size() == 1 && plan.slot(n.output()).view()) {
@@ -94,8 +105,18 @@ final class CpuCompiler implements LowerContext {
                 kernels.add(tracer == null ? k : new TracedKernel(k, tracer, tracer.register(n.describe())));
             }
         }
-        return new CpuExecutable(arena, plan.arenaBytes(), Map.copyOf(slots), kernels.toArray(Kernel[]::new),
-                reseedables, tracer);
+        return new CpuExecutable(owner, Map.copyOf(slots), kernels.toArray(Kernel[]::new), reseedables, tracer);
+    }
+
+    private static MemorySegment paramBytes(Map<Value, DeviceBuffer> params, Value param) {
+        DeviceBuffer b = params.get(param);
+        if (b == null) {
+            throw new CompileException("cpu: param " + param + " is not bound to a buffer");
+        }
+        if (b.host() == null) {
+            throw new CompileException("cpu: param " + param + " is bound to device memory the CPU cannot read");
+        }
+        return b.host();
     }
 
     @Override
@@ -114,7 +135,7 @@ final class CpuCompiler implements LowerContext {
 
     @Override
     public MemorySegment scratch(long bytes) {
-        return arena.allocate(Math.max(1, bytes), 64).asSlice(0, bytes);
+        return memory.scratch(bytes);
     }
 
     @Override
@@ -133,12 +154,14 @@ final class CpuCompiler implements LowerContext {
     }
 
     @Override
-    public SubProgram compile(Graph subgraph) {
-        Graph g = new dev.rlx.opt.DeadCodeElimination().apply(subgraph);
-        MemoryPlan plan = MemoryPlanner.plan(g, options.alignment());
-        // Subgraphs allocate from the parent's arena, so closing the parent frees them too.
-        // traced as one op, the control-flow kernel that runs it
-        CpuExecutable exe = new CpuCompiler(arena, parallel, ops, options, reseedables).build(g, plan, null);
+    public SubProgram body(Node n, int index) {
+        MemoryPlan.Region region = plan.region(n.id());
+        MemoryPlan bodyPlan = region.bodies().get(index);
+        Graph g = bodyPlan.graph();
+        MemorySegment bodyArena = arena.asSlice(region.offset(), bodyPlan.arenaBytes());
+        // traced as one op, the control-flow kernel that runs it; its memory is the enclosing executable's
+        CpuExecutable exe = new CpuCompiler(memory, bodyPlan, bodyArena, parallel, ops, options, reseedables)
+                .build(g, Map.of(), null, null);
         List<Value> in = g.inputs();
         List<Value> out = g.outputs();
         return new SubProgram() {

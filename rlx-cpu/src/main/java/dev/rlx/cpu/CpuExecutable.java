@@ -5,25 +5,26 @@ import dev.rlx.cpu.kernels.Reseedable;
 import dev.rlx.ir.Value;
 import dev.rlx.runtime.RngOptions;
 import dev.rlx.runtime.Tracer;
+import dev.rlx.runtime.spi.CommandStream;
 import dev.rlx.runtime.spi.Executable;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
 
-/** A compiled CPU graph: the arena, each value's slice of it, and the kernel list {@link #run()} walks. */
+/**
+ * A compiled CPU graph: the memory it owns, each value's bytes (in the arena, the constant pool or a bound
+ * param buffer), and the kernel list {@link #run} walks on the calling thread (the stream is synchronous).
+ */
 final class CpuExecutable implements Executable {
-    private final Arena arena;
-    private final long arenaBytes;
+    private final CpuMemory memory; // null for a body, whose memory the enclosing executable owns
     private final Map<Value, MemorySegment> slots;
     private final Kernel[] kernels;
-    private final List<Reseedable> reseedables; // RNG kernels here and in subgraphs
+    private final List<Reseedable> reseedables; // RNG kernels here and in bodies
     private final Tracer tracer; // null unless RLX_TRACE / RLX_TRACE_FILE
 
-    CpuExecutable(Arena arena, long arenaBytes, Map<Value, MemorySegment> slots, Kernel[] kernels,
-                  List<Reseedable> reseedables, Tracer tracer) {
-        this.arena = arena;
-        this.arenaBytes = arenaBytes;
+    CpuExecutable(CpuMemory memory, Map<Value, MemorySegment> slots, Kernel[] kernels, List<Reseedable> reseedables,
+                  Tracer tracer) {
+        this.memory = memory;
         this.slots = slots;
         this.kernels = kernels;
         this.reseedables = reseedables;
@@ -38,7 +39,12 @@ final class CpuExecutable implements Executable {
     }
 
     @Override
-    public void run() {
+    public void run(CommandStream stream) {
+        run();
+    }
+
+    /** Runs every kernel now, on this thread. */
+    void run() {
         for (Kernel k : kernels) {
             k.run();
         }
@@ -71,8 +77,8 @@ final class CpuExecutable implements Executable {
     }
 
     @Override
-    public long arenaBytes() {
-        return arenaBytes;
+    public long deviceBytes() {
+        return memory == null ? 0 : memory.bytes();
     }
 
     @Override
@@ -80,6 +86,8 @@ final class CpuExecutable implements Executable {
         if (tracer != null) {
             tracer.close();
         }
-        arena.close();
+        if (memory != null) {
+            memory.close();
+        }
     }
 }

@@ -23,7 +23,7 @@ class QuickstartTest {
         g.setOutputs(y);
         try (Session s = new Session(Device.CPU); CompiledGraph c = s.compile(g)) {
             c.setParam("w", new float[] {1, 0, 0, 1, 1, 0, 0, 1});
-            float[] out = c.run(Map.of("x", new float[] {1, 2, 3, 4}));
+            float[] out = c.run(Map.of("x", new float[] {1, 2, 3, 4})).get(0);   // every output, in order
             assertArrayEquals(new float[] {4, 6}, out);
 
             // the allocation-free form gives the same, and inputs are sticky

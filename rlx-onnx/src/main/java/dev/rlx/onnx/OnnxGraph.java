@@ -2,8 +2,10 @@ package dev.rlx.onnx;
 
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.Tensor;
+import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.CompiledGraph;
 import dev.rlx.runtime.Session;
+import dev.rlx.runtime.WeightSet;
 import java.util.List;
 import java.util.Map;
 
@@ -26,12 +28,23 @@ public record OnnxGraph(Graph graph, Map<String, Tensor> weights, List<String> o
         frozenInputs = Map.copyOf(frozenInputs);
     }
 
-    /** Compiles the graph on {@code session} and sets its weights. */
+    /** Compiles the graph on {@code session} with a weight set of its own, and sets its weights. */
     public CompiledGraph compile(Session session) {
-        CompiledGraph c = session.compile(graph);
+        return compile(session, session.defaults(), null);
+    }
+
+    /**
+     * Compiles the graph on {@code session} against {@code weights} (null: a set of its own) and uploads each of
+     * its weights that the set does not hold yet, so graphs of one model share one copy (see {@link OnnxRunner}).
+     */
+    public CompiledGraph compile(Session session, CompileOptions options, WeightSet weights) {
+        CompiledGraph c = session.compile(graph, options, weights);
         try {
+            WeightSet w = c.weights();
             for (String p : c.paramNames()) {
-                c.setParam(p, weights.get(p));
+                if (!w.isSet(p)) {
+                    w.set(p, this.weights.get(p));
+                }
             }
             return c;
         } catch (RuntimeException e) {

@@ -4,14 +4,18 @@ import dev.rlx.ir.Shape;
 import dev.rlx.ir.Tensor;
 import dev.rlx.runtime.CompiledGraph;
 import dev.rlx.runtime.Session;
+import dev.rlx.runtime.WeightSet;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
  * Runs an ONNX model on whatever input shapes it is given: each new binding of shapes (and of the values of
- * inputs that decide shapes) is imported and compiled once, through the session's compile cache, and kept.
+ * inputs that decide shapes) is imported and compiled once, through the session's compile cache, and kept. All
+ * of them read one copy of the model's weights: a {@link WeightSet} the runner uploads once and shares, so a
+ * model compiled at three sequence lengths holds its weights once, not three times.
  *
  * <pre>{@code
  * try (OnnxRunner r = new OnnxRunner(OnnxModel.load(path), session)) {
@@ -26,8 +30,14 @@ public final class OnnxRunner implements AutoCloseable {
     private final Session session;
     private final OnnxBinding base;
     private final List<Variant> variants = new ArrayList<>();
+    private final WeightSet weights;
 
-    private record Variant(Map<String, Shape> shapes, OnnxGraph imported, CompiledGraph compiled) {}
+    /**
+     * One compiled shape binding. The imported graph itself is not kept: its weights are in the shared set, and
+     * holding its tensors would keep a heap copy of the weights per shape.
+     */
+    private record Variant(Map<String, Shape> shapes, List<String> outputNames, Map<String, Tensor> frozenInputs,
+                           CompiledGraph compiled) {}
 
     public OnnxRunner(OnnxModel model, Session session) {
         this(model, session, OnnxBinding.none());
@@ -38,6 +48,7 @@ public final class OnnxRunner implements AutoCloseable {
         this.model = model;
         this.session = session;
         this.base = base;
+        this.weights = session.newWeightSet("onnx model weights");
     }
 
     /**
@@ -58,7 +69,7 @@ public final class OnnxRunner implements AutoCloseable {
         c.run();
         Map<String, Tensor> out = new LinkedHashMap<>();
         for (int i = 0; i < c.outputCount(); i++) {
-            out.put(v.imported().outputNames().get(i), c.output(i).toTensor());
+            out.put(v.outputNames().get(i), c.output(i).toTensor());
         }
         return out;
     }
@@ -68,23 +79,46 @@ public final class OnnxRunner implements AutoCloseable {
         return variants.size();
     }
 
+    /** The weights every compiled shape reads, held once. */
+    public WeightSet weights() {
+        return weights;
+    }
+
+    /**
+     * What the runner holds in memory: per compiled shape its input shapes and arena bytes, then the shared
+     * weights once.
+     */
+    public String memoryReport() {
+        StringBuilder sb = new StringBuilder();
+        long arenas = 0;
+        for (Variant v : variants) {
+            CompiledGraph c = v.compiled();
+            arenas += c.deviceBytes();
+            sb.append(String.format(Locale.ROOT, "%s: arena %,d bytes, own device memory %,d bytes, reads %,d bytes of"
+                    + " weights%n", v.shapes().values(), c.arenaBytes(), c.deviceBytes(), c.weightBytes()));
+        }
+        sb.append(String.format(Locale.ROOT, "%s%ntotal resident: %,d bytes (%d shape%s + weights once)%n", weights,
+                arenas + weights.byteSize(), variants.size(), variants.size() == 1 ? "" : "s"));
+        return sb.toString();
+    }
+
     private Variant variant(Map<String, Tensor> inputs) {
         Map<String, Shape> shapes = new LinkedHashMap<>();
         inputs.forEach((k, t) -> shapes.put(k, t.shape()));
         for (Variant v : variants) {
-            if (v.shapes().equals(shapes) && frozenMatch(v.imported(), inputs)) {
+            if (v.shapes().equals(shapes) && frozenMatch(v.frozenInputs(), inputs)) {
                 return v;
             }
         }
         OnnxBinding b = new OnnxBinding(shapes, base.dims(), inputs);
         OnnxGraph g = model.importGraph(b);
-        Variant v = new Variant(shapes, g, g.compile(session));
+        Variant v = new Variant(shapes, g.outputNames(), g.frozenInputs(), g.compile(session, session.defaults(), weights));
         variants.add(v);
         return v;
     }
 
-    private static boolean frozenMatch(OnnxGraph g, Map<String, Tensor> inputs) {
-        for (var e : g.frozenInputs().entrySet()) {
+    private static boolean frozenMatch(Map<String, Tensor> frozen, Map<String, Tensor> inputs) {
+        for (var e : frozen.entrySet()) {
             if (!e.getValue().equals(inputs.get(e.getKey()))) {
                 return false;
             }
@@ -98,5 +132,6 @@ public final class OnnxRunner implements AutoCloseable {
             v.compiled().close();
         }
         variants.clear();
+        weights.close();
     }
 }

@@ -31,6 +31,12 @@ public interface Capabilities {
     /** Whether some node of {@code kind} may be claimed: passes skip fusions into kinds never claimed. */
     boolean mayClaim(OpKind kind);
 
+    /**
+     * A description that is the same for equal claims in every process (compile caches key on it): the claim
+     * table, with rules by name.
+     */
+    String describe();
+
     /** Null when the target runs {@code n}, else the reason. */
     default String refusal(Node n) {
         return refusal(n.op(), shapes(n.inputs()));
@@ -57,6 +63,11 @@ public interface Capabilities {
             @Override
             public boolean mayClaim(OpKind kind) {
                 return self.mayClaim(kind) && other.mayClaim(kind);
+            }
+
+            @Override
+            public String describe() {
+                return "(" + self.describe() + ") and (" + other.describe() + ")";
             }
         };
     }
@@ -93,12 +104,15 @@ public interface Capabilities {
         return s;
     }
 
-    /** A refusal for a whole kind, as a backend states it. */
+    /** A refusal within a claimed kind, as a backend states it. */
     @FunctionalInterface
     interface Rule {
         /** Null to claim {@code op} on {@code inputs}, else the reason it is refused. */
         String refusal(Op op, List<Shape> inputs);
     }
+
+    /** A rule with the name {@link #describe()} gives it. */
+    record NamedRule(String name, Rule rule) {}
 
     /**
      * Builds a claim table: kinds claimed (optionally only for some dtypes of the node's data, the dtype of its
@@ -108,7 +122,7 @@ public interface Capabilities {
      */
     final class Builder {
         private final Map<OpKind, Set<DType>> kinds = new EnumMap<>(OpKind.class);
-        private final Map<OpKind, List<Rule>> rules = new EnumMap<>(OpKind.class);
+        private final Map<OpKind, List<NamedRule>> rules = new EnumMap<>(OpKind.class);
         private boolean compositeUnary;
 
         private Builder() {}
@@ -139,9 +153,12 @@ public interface Capabilities {
             return this;
         }
 
-        /** Adds a rule that can refuse nodes of an already claimed {@code kind} (an attribute it lacks, say). */
-        public Builder refuse(OpKind kind, Rule rule) {
-            rules.computeIfAbsent(kind, k -> new ArrayList<>()).add(rule);
+        /**
+         * Adds a rule, named {@code name} in {@link Capabilities#describe()}, that can refuse nodes of a claimed
+         * {@code kind} (an attribute it lacks, say).
+         */
+        public Builder refuse(OpKind kind, String name, Rule rule) {
+            rules.computeIfAbsent(kind, k -> new ArrayList<>()).add(new NamedRule(name, rule));
             return this;
         }
 
@@ -151,7 +168,7 @@ public interface Capabilities {
     }
 
     /** The claim table a {@link Builder} makes. */
-    record Table(Map<OpKind, Set<DType>> kinds, Map<OpKind, List<Rule>> rules, boolean compositeUnary)
+    record Table(Map<OpKind, Set<DType>> kinds, Map<OpKind, List<NamedRule>> rules, boolean compositeUnary)
             implements Capabilities {
         @Override
         public String refusal(Op op, List<Shape> inputs) {
@@ -166,8 +183,8 @@ public interface Capabilities {
             if (t != null && !dtypes.contains(t)) {
                 return "no " + t.label() + " " + op.label() + " kernel (it runs " + labels(dtypes) + ")";
             }
-            for (Rule r : rules.getOrDefault(op.kind(), List.of())) {
-                String why = r.refusal(op, inputs);
+            for (NamedRule r : rules.getOrDefault(op.kind(), List.of())) {
+                String why = r.rule().refusal(op, inputs);
                 if (why != null) {
                     return why;
                 }
@@ -178,6 +195,21 @@ public interface Capabilities {
         @Override
         public boolean mayClaim(OpKind kind) {
             return kinds.containsKey(kind);
+        }
+
+        @Override
+        public String describe() {
+            StringBuilder sb = new StringBuilder("claims");
+            kinds.forEach((k, ts) -> {
+                sb.append(' ').append(k.label());
+                if (ts.size() != DType.values().length) {
+                    sb.append('[').append(labels(ts)).append(']');
+                }
+                for (NamedRule r : rules.getOrDefault(k, List.of())) {
+                    sb.append("-{").append(r.name()).append('}');
+                }
+            });
+            return sb.append(compositeUnary ? " +composite_unary" : "").toString();
         }
 
         private static DType sourceType(Op op) {
@@ -207,6 +239,11 @@ public interface Capabilities {
         @Override
         public boolean mayClaim(OpKind kind) {
             return true;
+        }
+
+        @Override
+        public String describe() {
+            return "all";
         }
     }
 }

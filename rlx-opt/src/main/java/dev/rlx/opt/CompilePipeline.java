@@ -1,17 +1,22 @@
 package dev.rlx.opt;
 
+import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.GraphVerificationException;
 import dev.rlx.ir.GraphVerifier;
+import dev.rlx.ir.Op;
+import dev.rlx.ir.OpKind;
+import dev.rlx.ir.Shape;
+import dev.rlx.ir.UnaryKind;
+import dev.rlx.opt.decompose.Decompose;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import dev.rlx.ir.OpKind;
 import java.util.function.BiConsumer;
 
 /**
- * The ordered passes a graph goes through before a backend lowers it. The graph is verified before the
- * first pass and after every pass, so a faulty rewrite is caught at the pass that made it.
+ * The ordered passes a graph goes through before a backend lowers it. Every pass runs on the graph and, inside
+ * out, on the bodies of its If/While/Scan nodes, so a body is optimised like any graph. The graph is verified
+ * before the first pass and after every pass, so a faulty rewrite is caught at the pass that made it.
  */
 public final class CompilePipeline {
     private final List<Pass> passes;
@@ -26,14 +31,14 @@ public final class CompilePipeline {
     }
 
     /**
-     * The passes a compile runs: the precision policy first (so fusion sees final dtypes), then, when
-     * {@code optimize}: simplification, constant folding (when an evaluator is given), common
-     * subexpressions, dead code, written-out layer norms, attention and erf GELUs fused (if the backend
-     * {@code supported} LAYER_NORM, ATTENTION, UNARY),
-     * transposes folded into matmuls, residual + norm fusion and element-wise / matmul-epilogue fusion (each only
-     * if the backend {@code supported} the fused kind), and dead code again.
+     * The passes a compile runs for {@code target}. First the precision policy (so fusion sees final dtypes).
+     * Then, when {@code optimize}: simplification, constant folding (when an evaluator is given), common
+     * subexpressions, dead code, written-out layer norms, attention and erf GELUs fused, transposes folded into
+     * matmuls, residual + norm fusion (each only into kinds the target may claim). Always: every node the target
+     * refuses is decomposed into ones it claims ({@link Decompose}). When {@code optimize}: element-wise /
+     * matmul-epilogue fusion over the result, what the target refuses of that decomposed again, and dead code.
      */
-    public static CompilePipeline standard(PrecisionPolicy precision, boolean optimize, Set<OpKind> supported,
+    public static CompilePipeline standard(PrecisionPolicy precision, boolean optimize, Capabilities target,
                                            ConstantEvaluator evaluator) {
         List<Pass> p = new ArrayList<>();
         if (precision.half() != null) {
@@ -46,27 +51,39 @@ public final class CompilePipeline {
             }
             p.add(new CommonSubexpressionElimination());
             p.add(new DeadCodeElimination());
-            if (supported.contains(OpKind.LAYER_NORM)) {
+            if (target.mayClaim(OpKind.LAYER_NORM)) {
                 p.add(new LayerNormFusion());
                 p.add(new DeadCodeElimination());
             }
-            if (supported.contains(OpKind.ATTENTION)) {
+            if (target.mayClaim(OpKind.ATTENTION)) {
                 p.add(new AttentionFusion());
                 p.add(new DeadCodeElimination());
             }
-            if (supported.contains(OpKind.UNARY)) {
+            if (target.claims(new Op.Unary(UnaryKind.GELU), List.of(Shape.of(DType.F32)))) {
                 p.add(new GeluFusion());
                 p.add(new DeadCodeElimination());
             }
             p.add(new TransposeFolding());
             p.add(new DeadCodeElimination());
-            if (supported.contains(OpKind.ADD_NORM)) {
+            if (target.mayClaim(OpKind.ADD_NORM)) {
                 p.add(new AddNormFusion());
             }
-            p.add(new ElementwiseFusion(supported));
+        }
+        p.add(new Decompose(target));
+        if (optimize) {
+            p.add(new ElementwiseFusion(target));
+            p.add(new Decompose(target)); // a fused program may hold a step the target refuses
             p.add(new DeadCodeElimination());
         }
         return new CompilePipeline(p);
+    }
+
+    /**
+     * Only the precision policy's re-typing (nothing when it keeps F32): what decides the dtypes a backend is
+     * asked to claim, without optimising.
+     */
+    public static CompilePipeline precisionOnly(PrecisionPolicy precision) {
+        return new CompilePipeline(precision.half() != null ? List.of(new PrecisionRewrite(precision)) : List.of());
     }
 
     public List<Pass> passes() {
@@ -85,7 +102,7 @@ public final class CompilePipeline {
         GraphVerifier.verify(g);
         Graph cur = g;
         for (Pass p : passes) {
-            cur = p.apply(cur);
+            cur = applyDeep(p, cur);
             try {
                 GraphVerifier.verify(cur);
             } catch (GraphVerificationException e) {
@@ -99,5 +116,10 @@ public final class CompilePipeline {
 
     public Graph run(Graph g) {
         return run(g, (p, r) -> { });
+    }
+
+    /** {@code p} on the bodies of {@code g}'s control-flow nodes (recursively), then on {@code g}. */
+    static Graph applyDeep(Pass p, Graph g) {
+        return p.apply(Subgraphs.mapBodies(g, body -> applyDeep(p, body)));
     }
 }

@@ -22,6 +22,8 @@ import java.util.Set;
 public final class ConstantFolding implements Pass {
     /** Results up to this size always fold; larger ones only if no bigger than their inputs. */
     static final long SMALL_BYTES = 1 << 20;
+    /** Buffer alignment of the constant subgraph's plan (a cache line and an AVX-512 vector). */
+    private static final int PLAN_ALIGNMENT = 64;
 
     private final ConstantEvaluator evaluator;
 
@@ -37,8 +39,9 @@ public final class ConstantFolding implements Pass {
     @Override
     public Graph apply(Graph g) {
         boolean[] constant = new boolean[g.size()];
+        Capabilities evaluable = evaluator.capabilities();
         for (Node n : g.nodes()) {
-            constant[n.id()] = foldable(n, constant);
+            constant[n.id()] = foldable(n, constant) && (n.op() instanceof Op.Constant || evaluable.claims(n));
         }
         Set<Value> needed = new LinkedHashSet<>();
         for (Node n : g.nodes()) {
@@ -119,7 +122,7 @@ public final class ConstantFolding implements Pass {
             }
         }
         sub.setOutputs(needed.stream().map(map::get).toList());
-        List<Tensor> results = evaluator.evaluate(sub);
+        List<Tensor> results = evaluator.evaluate(sub, MemoryPlanner.plan(sub, PLAN_ALIGNMENT));
         Map<Value, Tensor> values = new HashMap<>();
         for (int i = 0; i < needed.size(); i++) {
             values.put(needed.get(i), results.get(i));

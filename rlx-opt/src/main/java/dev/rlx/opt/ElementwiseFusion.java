@@ -13,7 +13,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -31,10 +30,10 @@ public final class ElementwiseFusion implements Pass {
     private final boolean fuseChains;
     private final boolean fuseMatMul;
 
-    /** Produces only the fused kinds in {@code supported}. */
-    public ElementwiseFusion(Set<OpKind> supported) {
-        this.fuseChains = supported.contains(OpKind.FUSED);
-        this.fuseMatMul = supported.contains(OpKind.FUSED_MATMUL);
+    /** Produces only the fused kinds {@code target} may claim. */
+    public ElementwiseFusion(Capabilities target) {
+        this.fuseChains = target.mayClaim(OpKind.FUSED);
+        this.fuseMatMul = target.mayClaim(OpKind.FUSED_MATMUL);
     }
 
     @Override

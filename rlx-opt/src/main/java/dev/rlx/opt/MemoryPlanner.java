@@ -9,19 +9,21 @@ import dev.rlx.ir.Value;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Assigns arena offsets by lifetime. The schedule is node order. A buffer lives from the node that writes
- * it to the last node that reads it (or the whole run for inputs, params, constants and graph outputs).
- * Buffers are placed largest first, each at the lowest aligned offset that overlaps no placed buffer with an
- * intersecting lifetime: deterministic, and usually close to the peak of live bytes.
+ * Lays out a graph's memory (see {@link MemoryPlan}). Params are not placed (they are bound from outside);
+ * constants go one after another into the constant pool; activations share the arena by lifetime. The
+ * schedule is node order. An activation lives from the node that writes it to the last node that reads it (or
+ * the whole run for inputs and graph outputs). Buffers are placed largest first, each at the lowest aligned
+ * offset that overlaps no placed buffer with an intersecting lifetime: deterministic, and usually close to the
+ * peak of live bytes.
  *
  * <p>Views: a reshape, and a step-1 slice whose leading dims are all 1 (so the result is one contiguous
  * run), alias their source; the source then lives as long as its longest-lived view. In-place: see
- * {@link #plan(Graph, int, boolean)}.
+ * {@link #plan(Graph, int, boolean)}. Control flow: each body is planned recursively (with the same settings)
+ * and the node gets a region of the largest body's arena, live only at its own step.
  */
 public final class MemoryPlanner {
     private MemoryPlanner() {}
@@ -61,36 +63,114 @@ public final class MemoryPlanner {
         }
         Lifetimes first = lifetimes(g, null);
         Lifetimes lt = inPlace ? lifetimes(g, first) : first;
-        Map<Value, Value> root = lt.root;
-        Map<Value, Long> rootOffset = lt.offset;
-        Map<Value, int[]> life = lt.life;
-        List<Value> buffers = new ArrayList<>(life.keySet());
-        buffers.sort(Comparator.comparingLong((Value v) -> -v.shape().byteSize())
-                .thenComparingInt(v -> life.get(v)[0]).thenComparingInt(Value::nodeId).thenComparingInt(Value::outputIndex));
-        Map<Value, Long> offsets = new IdentityHashMap<>();
-        List<Value> placed = new ArrayList<>();
-        long arena = 0;
+
+        // Arena buffers: activation roots and control-flow regions.
+        List<Buffer> buffers = new ArrayList<>();
+        Map<Value, Buffer> ofRoot = new HashMap<>();
+        long constants = 0;
+        Map<Value, Long> constantOffset = new HashMap<>();
+        for (Node node : g.nodes()) {
+            for (Value v : node.outputs()) {
+                if (lt.root.get(v) != v) {
+                    continue;
+                }
+                switch (node.kind()) {
+                    case PARAM -> { }
+                    case CONSTANT -> {
+                        constantOffset.put(v, constants);
+                        constants = align(constants + v.shape().byteSize(), alignment);
+                    }
+                    default -> {
+                        int[] l = lt.life.get(v);
+                        Buffer b = new Buffer(v.shape().byteSize(), l[0], l[1], node.id(), v.outputIndex());
+                        buffers.add(b);
+                        ofRoot.put(v, b);
+                    }
+                }
+            }
+        }
+        Map<Integer, Buffer> regionBuffers = new HashMap<>();
+        Map<Integer, List<MemoryPlan>> bodyPlans = new HashMap<>();
+        for (Node node : g.nodes()) {
+            List<Graph> bodies = Subgraphs.bodies(node.op());
+            if (bodies.isEmpty()) {
+                continue;
+            }
+            List<MemoryPlan> plans = new ArrayList<>();
+            long bytes = 0;
+            for (Graph body : bodies) {
+                MemoryPlan p = plan(body, alignment, inPlace);
+                plans.add(p);
+                bytes = Math.max(bytes, p.arenaBytes());
+            }
+            Buffer b = new Buffer(bytes, node.id(), node.id(), node.id(), -1);
+            buffers.add(b);
+            regionBuffers.put(node.id(), b);
+            bodyPlans.put(node.id(), plans);
+        }
+
+        long arena = place(buffers, alignment);
         long unshared = 0;
-        for (Value b : buffers) {
-            long size = b.shape().byteSize();
-            unshared += align(size, alignment);
-            long best = bestOffset(b, size, placed, offsets, life, alignment);
-            offsets.put(b, best);
-            placed.add(b);
-            arena = Math.max(arena, align(best + size, alignment));
+        for (Buffer b : buffers) {
+            unshared += align(b.size, alignment);
         }
 
         Map<Value, MemoryPlan.Slot> slots = new HashMap<>();
         for (Node node : g.nodes()) {
             boolean view = node.outputs().size() == 1 && viewOffset(node) >= 0; // in-place results still compute
             for (Value v : node.outputs()) {
-                Value r = root.get(v);
-                int[] l = life.get(r);
-                slots.put(v, new MemoryPlan.Slot(offsets.get(r) + rootOffset.get(v), v.shape().byteSize(), view, l[0],
-                        l[1]));
+                Value r = lt.root.get(v);
+                long within = lt.offset.get(v);
+                MemoryPlan.Slot s = switch (r.node().kind()) {
+                    case PARAM -> new MemoryPlan.Slot(MemoryPlan.Storage.PARAM, r, within, v.shape().byteSize(), view, 0,
+                            g.size());
+                    case CONSTANT -> new MemoryPlan.Slot(MemoryPlan.Storage.CONSTANTS, r, constantOffset.get(r) + within,
+                            v.shape().byteSize(), view, 0, g.size());
+                    default -> {
+                        Buffer b = ofRoot.get(r);
+                        yield new MemoryPlan.Slot(MemoryPlan.Storage.ARENA, r, b.offset + within, v.shape().byteSize(),
+                                view, b.birth, b.death);
+                    }
+                };
+                slots.put(v, s);
             }
         }
-        return new MemoryPlan(g, slots, arena, unshared, alignment);
+        Map<Integer, MemoryPlan.Region> regions = new HashMap<>();
+        regionBuffers.forEach((id, b) -> regions.put(id, new MemoryPlan.Region(b.offset, b.size, bodyPlans.get(id))));
+        return new MemoryPlan(g, slots, arena, constants, unshared, alignment, regions);
+    }
+
+    /** An arena buffer being placed: an activation root, or a control-flow region ({@code output} -1). */
+    private static final class Buffer {
+        final long size;
+        final int birth;
+        final int death;
+        final int node;
+        final int output;
+        long offset;
+
+        Buffer(long size, int birth, int death, int node, int output) {
+            this.size = size;
+            this.birth = birth;
+            this.death = death;
+            this.node = node;
+            this.output = output;
+        }
+    }
+
+    /** Places every buffer; returns the arena size. */
+    private static long place(List<Buffer> buffers, int alignment) {
+        List<Buffer> order = new ArrayList<>(buffers);
+        order.sort(Comparator.comparingLong((Buffer b) -> -b.size).thenComparingInt(b -> b.birth)
+                .thenComparingInt(b -> b.node).thenComparingInt(b -> b.output));
+        List<Buffer> placed = new ArrayList<>();
+        long arena = 0;
+        for (Buffer b : order) {
+            b.offset = bestOffset(b, placed, alignment);
+            placed.add(b);
+            arena = Math.max(arena, align(b.offset + b.size, alignment));
+        }
+        return arena;
     }
 
     /** Each value's root buffer and byte offset in it, and each root's [birth, death]. */
@@ -160,24 +240,20 @@ public final class MemoryPlanner {
         return null;
     }
 
-    private static long bestOffset(Value b, long size, List<Value> placed, Map<Value, Long> offsets,
-                                   Map<Value, int[]> life, int alignment) {
-        if (size == 0) {
+    private static long bestOffset(Buffer b, List<Buffer> placed, int alignment) {
+        if (b.size == 0) {
             return 0;
         }
-        int[] lb = life.get(b);
         List<long[]> conflicts = new ArrayList<>(); // [start, end) of placed buffers alive at the same time
-        for (Value p : placed) {
-            int[] lp = life.get(p);
-            long ps = p.shape().byteSize();
-            if (ps > 0 && lp[0] <= lb[1] && lb[0] <= lp[1]) {
-                conflicts.add(new long[] {offsets.get(p), offsets.get(p) + ps});
+        for (Buffer p : placed) {
+            if (p.size > 0 && p.birth <= b.death && b.birth <= p.death) {
+                conflicts.add(new long[] {p.offset, p.offset + p.size});
             }
         }
         conflicts.sort(Comparator.comparingLong(c -> c[0]));
         long candidate = 0;
         for (long[] c : conflicts) {
-            if (candidate + size <= c[0]) {
+            if (candidate + b.size <= c[0]) {
                 break; // fits in the gap before this buffer
             }
             candidate = Math.max(candidate, align(c[1], alignment));

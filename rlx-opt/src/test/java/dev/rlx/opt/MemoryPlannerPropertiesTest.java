@@ -134,12 +134,21 @@ class MemoryPlannerPropertiesTest {
             for (Value v : n.outputs()) {
                 MemoryPlan.Slot s = plan.slot(v);
                 assertEquals(v.shape().byteSize(), s.bytes(), v + " size");
-                assertTrue(s.offset() >= 0 && s.offset() + s.bytes() <= plan.arenaBytes(),
-                        v + " lies outside the arena\n" + report);
+                long end = switch (s.storage()) {
+                    case ARENA -> plan.arenaBytes();
+                    case CONSTANTS -> plan.constantBytes();
+                    case PARAM -> s.root().shape().byteSize();
+                };
+                assertTrue(s.offset() >= 0 && s.offset() + s.bytes() <= end,
+                        v + " lies outside its " + s.storage() + "\n" + report);
+                assertEquals(s.storage() == MemoryPlan.Storage.PARAM, s.root().node().op() instanceof dev.rlx.ir.Op.Param,
+                        v + ": params and only params are bound from outside");
                 if (!s.view()) {
                     assertEquals(0, s.offset() % alignment, v + " is not aligned\n" + report);
-                    buffers.add(Map.entry(v, s));
-                    unshared += MemoryPlanner.align(s.bytes(), alignment);
+                    if (s.storage() == MemoryPlan.Storage.ARENA) {
+                        buffers.add(Map.entry(v, s));
+                        unshared += MemoryPlanner.align(s.bytes(), alignment);
+                    }
                 }
             }
         }

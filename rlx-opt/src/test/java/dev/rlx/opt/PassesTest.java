@@ -109,7 +109,7 @@ class PassesTest {
         Value k = g.mul(g.add(g.constant(new float[] {1, 2}, 2), g.scalar(3f)), g.scalar(2f)); // (c + 3) * 2
         g.setOutputs(g.add(x, k));
         List<Graph> evaluated = new ArrayList<>();
-        ConstantEvaluator eval = sub -> {
+        ConstantEvaluator eval = (sub, plan) -> {
             evaluated.add(sub);
             return List.of(Tensor.of(new float[] {8, 10}, 2));
         };
@@ -127,7 +127,7 @@ class PassesTest {
         Value big = g.expand(g.scalar(1f), 1024, 1024);  // 4 MiB from 4 bytes: left to run time
         Value imp = g.custom("rand", Attrs.EMPTY, List.of(Shape.of(DType.F32, 2)), g.scalar(1f)).get(0);
         g.setOutputs(big, g.exp(imp));
-        ConstantEvaluator never = sub -> {
+        ConstantEvaluator never = (sub, plan) -> {
             throw new AssertionError("nothing should be folded: " + sub);
         };
         assertSame(g, new ConstantFolding(never).apply(g));
@@ -160,7 +160,7 @@ class PassesTest {
         Value h = g.gelu(g.add(g.matmul(x, w), b));                          // matmul + bias + activation
         Value y = g.mul(g.sigmoid(g.sub(x, g.scalar(1f))), g.scalar(3f));    // a separate chain of three
         g.setOutputs(h, y);
-        Graph f = run(new ElementwiseFusion(EnumSet.allOf(OpKind.class)), g);
+        Graph f = run(new ElementwiseFusion(Capabilities.all()), g);
         assertEquals(1, count(f, OpKind.FUSED_MATMUL), f.toString());
         assertEquals(0, count(f, OpKind.MATMUL));
         assertEquals(1, count(f, OpKind.FUSED), f.toString());
@@ -176,9 +176,9 @@ class PassesTest {
         Value x = g.input("x", X);
         Value t = g.exp(x);
         g.setOutputs(g.add(t, g.scalar(1f)), g.mul(t, g.scalar(2f))); // t is used twice: not inside either chain
-        Graph f = run(new ElementwiseFusion(EnumSet.allOf(OpKind.class)), g);
+        Graph f = run(new ElementwiseFusion(Capabilities.all()), g);
         assertEquals(0, count(f, OpKind.FUSED), "single-op chains are not worth a fused kernel");
-        Graph none = new ElementwiseFusion(EnumSet.complementOf(EnumSet.of(OpKind.FUSED, OpKind.FUSED_MATMUL))).apply(g);
+        Graph none = new ElementwiseFusion(Capabilities.ofKinds(EnumSet.complementOf(EnumSet.of(OpKind.FUSED, OpKind.FUSED_MATMUL)))).apply(g);
         assertSame(g, none);
     }
 
@@ -187,7 +187,7 @@ class PassesTest {
         Graph g = new Graph("i");
         Value x = g.input("x", Shape.of(DType.I32, 4));
         g.setOutputs(g.abs(g.neg(g.add(x, g.scalar(DType.I32, 1)))));
-        assertSame(g, new ElementwiseFusion(EnumSet.allOf(OpKind.class)).apply(g));
+        assertSame(g, new ElementwiseFusion(Capabilities.all()).apply(g));
     }
 
     // ---------------------------------------------------------------- precision

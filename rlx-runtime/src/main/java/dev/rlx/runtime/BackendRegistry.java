@@ -1,5 +1,6 @@
 package dev.rlx.runtime;
 
+import dev.rlx.opt.ConstantEvaluator;
 import dev.rlx.runtime.spi.Backend;
 import dev.rlx.runtime.spi.BackendProvider;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ public final class BackendRegistry {
     private final Map<Device, BackendProvider> discovered = new EnumMap<>(Device.class);
     private final Map<Device, Supplier<Backend>> overrides = new EnumMap<>(Device.class);
     private final Map<Device, Boolean> probed = new EnumMap<>(Device.class);
+    private Backend foldingCpu; // created on first use; dropped when the CPU registration changes
 
     private BackendRegistry(boolean discover) {
         if (discover) {
@@ -37,11 +39,32 @@ public final class BackendRegistry {
     /** Serves {@code device} with {@code factory} from now on, replacing any discovered backend. */
     public synchronized void register(Device device, Supplier<Backend> factory) {
         overrides.put(device, factory);
+        if (device == Device.CPU) {
+            foldingCpu = null;
+        }
     }
 
     /** Removes a {@link #register}ed override; discovered backends stay. */
     public synchronized void unregister(Device device) {
         overrides.remove(device);
+        if (device == Device.CPU) {
+            foldingCpu = null;
+        }
+    }
+
+    /**
+     * The CPU backend's constant evaluator for graphs compiled with {@code options} (what folds constants for a
+     * backend that has no evaluator of its own), or null when no CPU backend is usable.
+     */
+    public ConstantEvaluator cpuConstantEvaluator(CompileOptions options) {
+        Backend cpu;
+        synchronized (this) {
+            if (foldingCpu == null && isAvailable(Device.CPU)) {
+                foldingCpu = create(Device.CPU);
+            }
+            cpu = foldingCpu;
+        }
+        return cpu == null ? null : cpu.constantEvaluator(options);
     }
 
     /** Registered devices, in declaration order. */

@@ -1,35 +1,37 @@
 package dev.rlx.runtime;
 
 import dev.rlx.ir.DType;
+import dev.rlx.ir.Elements;
 import dev.rlx.ir.Shape;
-import dev.rlx.ir.Value;
-import dev.rlx.runtime.spi.Executable;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.function.Consumer;
 
 /**
- * The writable slot of one input or param of a compiled graph. Every setter validates (element count, dtype,
- * integer range) before it writes, so a rejected call changes nothing.
+ * The writable slot of one input of a compiled graph or one weight of a {@link WeightSet}. Every setter
+ * validates (element count, dtype, integer range) before it writes, so a rejected call changes nothing. When
+ * the slot is host memory the data is written in place; otherwise it is converted into a host staging copy
+ * and uploaded.
  */
 final class Binding {
     final String kind; // "input" or "param"
     final String name;
     final Shape shape;
-    private final Value value;
-    private final Executable exe;
-    private final MemorySegment bytes;
-    private final boolean staged;
-    boolean isSet;
+    private final MemorySegment bytes; // the slot itself, or the staging copy
+    private final Consumer<MemorySegment> upload; // null when bytes is the slot
+    volatile boolean isSet;
 
-    Binding(String kind, String name, Value value, Executable exe) {
+    /**
+     * A slot of {@code shape}: {@code host} its host bytes, or null when the memory is a device's, in which
+     * case every write is staged and handed to {@code upload}.
+     */
+    Binding(String kind, String name, Shape shape, MemorySegment host, Consumer<MemorySegment> upload) {
         this.kind = kind;
         this.name = name;
-        this.shape = value.shape();
-        this.value = value;
-        this.exe = exe;
-        MemorySegment host = exe.hostSlot(value);
-        this.staged = host == null;
-        this.bytes = staged ? Arena.ofAuto().allocate(Math.max(1, shape.byteSize()), 64).asSlice(0, shape.byteSize()) : host;
+        this.shape = shape;
+        this.upload = host == null ? upload : null;
+        this.bytes = host != null ? host
+                : Arena.ofAuto().allocate(Math.max(1, shape.byteSize()), 64).asSlice(0, shape.byteSize());
     }
 
     private String describe() {
@@ -57,8 +59,8 @@ final class Binding {
     }
 
     private void commit() {
-        if (staged) {
-            exe.write(value, bytes);
+        if (upload != null) {
+            upload.accept(bytes);
         }
         isSet = true;
     }
@@ -131,31 +133,26 @@ final class Binding {
         DType t = shape.dtype();
         if (t.isFloat() && srcType.isFloat()) {
             for (long i = 0; i < n; i++) {
-                double v = HostData.getDouble(src, i, srcType);
-                switch (t) {
-                    case F32 -> bytes.setAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, i, (float) v);
-                    case F64 -> bytes.setAtIndex(java.lang.foreign.ValueLayout.JAVA_DOUBLE_UNALIGNED, i, v);
-                    case F16 -> bytes.setAtIndex(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, i,
-                            dev.rlx.ir.HalfFloats.toF16((float) v));
-                    default -> bytes.setAtIndex(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, i,
-                            dev.rlx.ir.HalfFloats.toBF16((float) v));
-                }
+                Elements.setDouble(bytes, i, t, Elements.getDouble(src, i, srcType));
             }
         } else if (t.isInteger() && srcType.isInteger()) {
             for (long i = 0; i < n; i++) {
-                long v = HostData.getLong(src, i, srcType);
-                if (v < HostData.min(t) || v > HostData.max(t)) {
+                long v = Elements.getLong(src, i, srcType);
+                if (v < Elements.min(t) || v > Elements.max(t)) {
                     throw new BindingException(describe() + ": value " + v + " at index " + i + " does not fit " + t.label());
                 }
             }
-            long[] tmp = new long[Math.toIntExact(n)];
-            for (int i = 0; i < tmp.length; i++) {
-                tmp[i] = HostData.getLong(src, i, srcType);
+            for (long i = 0; i < n; i++) {
+                Elements.setLong(bytes, i, t, Elements.getLong(src, i, srcType));
             }
-            HostData.write(tmp, bytes, t);
         } else {
             throw new BindingException(describe() + " cannot take " + srcType.label() + " data");
         }
         commit();
+    }
+
+    /** The current bytes, uploaded or not (host: the slot itself; device: the last staged copy). */
+    MemorySegment bytes() {
+        return bytes;
     }
 }

@@ -87,8 +87,8 @@ public final class CompileCache {
         return xdg != null && !xdg.isBlank() ? Path.of(xdg, "rlx") : Path.of(home, ".cache", "rlx");
     }
 
-    /** Compiles {@code g} for {@code session}'s backend, reusing the program when the key matches. */
-    CompiledGraph compile(Session session, Graph g, CompileOptions options) {
+    /** The program of {@code g} for {@code session}'s backend: the cached one when the key matches, else prepared. */
+    Program program(Session session, Graph g, CompileOptions options) {
         String key = key(session, g, options);
         CompletableFuture<Program> future;
         boolean mine = false;
@@ -117,16 +117,14 @@ public final class CompileCache {
         } else {
             hits.incrementAndGet();
         }
-        Program p;
         try {
-            p = future.join();
+            return future.join();
         } catch (CompletionException e) {
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
             }
             throw e;
         }
-        return session.instantiate(p, options);
     }
 
     private Program load(Session session, Graph g, CompileOptions options, String key) {

@@ -5,23 +5,29 @@ import dev.rlx.ir.Shape;
 import dev.rlx.ir.Tensor;
 import dev.rlx.ir.Value;
 import dev.rlx.opt.MemoryPlan;
+import dev.rlx.runtime.spi.Backend;
+import dev.rlx.runtime.spi.CommandStream;
+import dev.rlx.runtime.spi.CompileRequest;
+import dev.rlx.runtime.spi.DeviceBuffer;
 import dev.rlx.runtime.spi.Executable;
 import dev.rlx.runtime.weights.WeightLoader;
 import dev.rlx.runtime.weights.WeightTensor;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 /**
- * A graph compiled for one device: it owns the executable, the arena holding every input, param,
- * intermediate and output, and the device handle.
+ * A graph compiled for one device: it owns the executable (kernels, activation arena, constant pool) and reads
+ * its params from a {@link WeightSet}, by reference.
  *
  * <pre>{@code
- * c.setParam("w", weights);          // once
+ * c.setParam("w", weights);          // once (writes the weight set: see below)
  * c.setInput("x", xs);               // sticky until set again
  * c.run();                           // no allocation per call
  * c.output(0).copyTo(dst);
@@ -32,33 +38,68 @@ import java.util.Map;
  * bytes of the slot's dtype as a {@link MemorySegment}. A wrong name, element count or type throws
  * {@link BindingException} naming the slot, its shape and what was given, and changes nothing.
  *
- * <p>Not thread-safe: use one compiled graph per thread (compile again for more). Close it to release the
- * arena.
+ * <p>Params: {@code setParam} writes through to the graph's weight set, so every graph sharing that set (those
+ * compiled against it, and every {@link #copy()}) sees the new weight; change weights only while none of them
+ * runs. A graph compiled without a set has one of its own.
+ *
+ * <p>Not thread-safe: use one compiled graph per thread ({@link #copy()} makes another that shares the
+ * weights). Close it to release the arena.
  */
 public final class CompiledGraph implements AutoCloseable {
     private final Device device;
-    private final Graph graph;
-    private final MemoryPlan plan;
+    private final Backend backend;
+    private final Program program;
+    private final CompileOptions options;
+    private final WeightSet weights;
+    private final Map<Value, WeightSet.Entry> bound; // param value -> its weight
+    private final boolean ownsWeights;
     private final Executable exe;
+    private final CommandStream stream;
     private final Map<String, Binding> inputs = new LinkedHashMap<>();
     private final Map<String, Binding> params = new LinkedHashMap<>();
+    private final Binding[] inputByPosition;
     private final Binding[] all;
     private final TensorView[] outputs;
     private boolean closed;
 
-    CompiledGraph(Device device, Graph graph, MemoryPlan plan, Executable exe) {
-        this.device = device;
-        this.graph = graph;
-        this.plan = plan;
-        this.exe = exe;
-        for (Value v : graph.inputs()) {
-            String n = graph.nameOf(v);
-            inputs.put(n, new Binding("input", n, v, exe));
+    /**
+     * Builds {@code program}'s executable with its params bound to {@code bound}, entries of {@code weights}
+     * already acquired for this graph (it releases them at close, or here if building fails);
+     * {@code ownsWeights} closes the set once no graph uses it.
+     */
+    CompiledGraph(Backend backend, Program program, CompileOptions options, WeightSet weights,
+                  Map<Value, WeightSet.Entry> bound, boolean ownsWeights) {
+        this.device = backend.device();
+        this.backend = backend;
+        this.program = program;
+        this.options = options;
+        this.weights = weights;
+        this.bound = bound;
+        this.ownsWeights = ownsWeights;
+        Graph graph = program.graph();
+        Executable built = null;
+        try {
+            Map<Value, DeviceBuffer> buffers = new IdentityHashMap<>();
+            bound.forEach((v, e) -> buffers.put(v, e.buffer));
+            built = backend.compile(new CompileRequest(graph, program.plan(), options, OpRegistry.global(), buffers));
+            this.exe = built;
+            this.stream = backend.runtime().newStream();
+            for (Value v : graph.inputs()) {
+                String n = graph.nameOf(v);
+                Executable x = built;
+                inputs.put(n, new Binding("input", n, v.shape(), built.hostSlot(v), staged -> x.write(v, staged)));
+            }
+            for (Value v : graph.params()) {
+                params.put(graph.nameOf(v), bound.get(v).binding);
+            }
+        } catch (RuntimeException e) {
+            if (built != null) {
+                built.close();
+            }
+            releaseWeights();
+            throw e;
         }
-        for (Value v : graph.params()) {
-            String n = graph.nameOf(v);
-            params.put(n, new Binding("param", n, v, exe));
-        }
+        inputByPosition = inputs.values().toArray(Binding[]::new);
         List<Binding> b = new ArrayList<>(inputs.values());
         b.addAll(params.values());
         all = b.toArray(Binding[]::new);
@@ -67,6 +108,7 @@ public final class CompiledGraph implements AutoCloseable {
             Value v = graph.outputs().get(i);
             outputs[i] = new TensorView("output " + i, v.shape(), exe, v, this::open);
         }
+        CompileLog.instantiated(graph.name(), backend.name(), exe.kernelCount(), exe.deviceBytes(), weights);
     }
 
     public Device device() {
@@ -77,7 +119,13 @@ public final class CompiledGraph implements AutoCloseable {
     /** The graph as compiled (after optimisation passes). */
     public Graph graph() {
         open();
-        return graph;
+        return program.graph();
+    }
+
+    /** The weight set this graph reads its params from (shared, or its own). */
+    public WeightSet weights() {
+        open();
+        return weights;
     }
 
     // ---------------------------------------------------------------- inputs
@@ -99,7 +147,7 @@ public final class CompiledGraph implements AutoCloseable {
     }
 
     private String graphName() {
-        return "graph @" + graph.name();
+        return "graph @" + program.graph().name();
     }
 
     /** Sets input {@code name}; it keeps this value for every run until set again. */
@@ -119,7 +167,7 @@ public final class CompiledGraph implements AutoCloseable {
     /** Sets input {@code name} from a tensor of the same shape (dtype converted as for arrays). */
     public void setInput(String name, Tensor t) { open(); setTensor(input(name), t); }
 
-    // ---------------------------------------------------------------- params
+    // ---------------------------------------------------------------- params (write through to the weight set)
 
     public void setParam(String name, float[] data) { open(); param(name).set(data); }
 
@@ -141,7 +189,7 @@ public final class CompiledGraph implements AutoCloseable {
         Binding b = param(name);
         WeightTensor t = loader.tensor(name).orElseThrow(() -> new BindingException(
                 "the weight source has no tensor '" + name + "' for param " + name + " " + b.shape));
-        setWeight(b, t);
+        weights.setFrom(name, t);
     }
 
     /**
@@ -151,35 +199,27 @@ public final class CompiledGraph implements AutoCloseable {
     public List<String> setParams(WeightLoader loader) {
         open();
         List<String> set = new ArrayList<>();
-        for (Binding b : params.values()) {
-            var t = loader.tensor(b.name);
+        for (String name : params.keySet()) {
+            var t = loader.tensor(name);
             if (t.isPresent()) {
-                setWeight(b, t.get());
-                set.add(b.name);
+                weights.setFrom(name, t.get());
+                set.add(name);
             }
         }
         return set;
-    }
-
-    private static void setWeight(Binding b, WeightTensor t) {
-        if (!t.shape().sameDims(b.shape)) {
-            throw new BindingException("param '" + b.name + "' is " + b.shape + " but weight '" + t.name() + "' is "
-                    + t.shape());
-        }
-        b.setConverted(t.data(), t.shape().dtype());
     }
 
     private static void setTensor(Binding b, Tensor t) {
         if (!t.shape().sameDims(b.shape)) {
             throw new BindingException(b.kind + " '" + b.name + "' is " + b.shape + " but the tensor is " + t.shape());
         }
-        b.setConverted(MemorySegment.ofArray(t.bytes()), t.dtype());
+        b.setConverted(t.segment(), t.dtype());
     }
 
     // ---------------------------------------------------------------- running
 
     /**
-     * Runs the graph on the current inputs and params. Allocation-free.
+     * Runs the graph on the current inputs and params, and waits for it. Allocation-free.
      *
      * @throws BindingException if an input or param was never set
      */
@@ -190,7 +230,8 @@ public final class CompiledGraph implements AutoCloseable {
                 throw unset(b);
             }
         }
-        exe.run();
+        exe.run(stream);
+        stream.submitAndAwait();
     }
 
     private BindingException unset(Binding b) {
@@ -199,11 +240,11 @@ public final class CompiledGraph implements AutoCloseable {
     }
 
     /**
-     * Convenience: sets the given inputs, runs, and returns output 0 as a new array. Inputs not in the map
-     * keep their previous values. Every entry, and that every input and param is then set, is checked before
-     * anything is written, so a rejected call changes nothing.
+     * Convenience: sets the given inputs, runs, and returns every output as a new float array (converted from
+     * its dtype), in output order. Inputs not in the map keep their previous values. Every entry, and that every
+     * input and param is then set, is checked before anything is written, so a rejected call changes nothing.
      */
-    public float[] run(Map<String, float[]> in) {
+    public List<float[]> run(Map<String, float[]> in) {
         open();
         Map<Binding, float[]> checked = new HashMap<>();
         for (Map.Entry<String, float[]> e : in.entrySet()) {
@@ -211,14 +252,83 @@ public final class CompiledGraph implements AutoCloseable {
             b.check(e.getValue());
             checked.put(b, e.getValue());
         }
+        checkAllSetOr(checked.keySet());
+        checked.forEach(Binding::set);
+        run();
+        List<float[]> out = new ArrayList<>(outputs.length);
+        for (TensorView v : outputs) {
+            out.add(v.toFloatArray());
+        }
+        return out;
+    }
+
+    /**
+     * Typed convenience: sets the given inputs from tensors (dims must match; dtypes convert as for arrays),
+     * runs, and returns every output as a tensor of its declared dtype, in output order. Checked before anything
+     * is written, like {@link #run(Map)}.
+     */
+    public List<Tensor> runTyped(Map<String, Tensor> in) {
+        open();
+        Map<Binding, Tensor> checked = new LinkedHashMap<>();
+        for (Map.Entry<String, Tensor> e : in.entrySet()) {
+            Binding b = input(e.getKey());
+            if (!e.getValue().shape().sameDims(b.shape)) {
+                throw new BindingException(b.kind + " '" + b.name + "' is " + b.shape + " but the tensor is "
+                        + e.getValue().shape());
+            }
+            checked.put(b, e.getValue());
+        }
+        checkAllSetOr(checked.keySet());
+        checked.forEach(CompiledGraph::setTensor);
+        run();
+        List<Tensor> out = new ArrayList<>(outputs.length);
+        for (TensorView v : outputs) {
+            out.add(v.toTensor());
+        }
+        return out;
+    }
+
+    /**
+     * The allocation-free call by position: writes {@code in[i]} to input {@code i} (in {@link #inputNames()}
+     * order; a null entry keeps that input's value), runs, and copies output {@code j} into {@code out[j]}
+     * (a null entry skips it). Float data only, converted to each slot's float type.
+     *
+     * @throws BindingException when an array count or length is wrong, before anything is written
+     */
+    public void runSlots(float[][] in, float[][] out) {
+        open();
+        if (in.length != inputByPosition.length) {
+            throw new BindingException(graphName() + " has " + inputByPosition.length + " inputs but runSlots was given "
+                    + in.length + " arrays");
+        }
+        if (out.length > outputs.length) {
+            throw new BindingException(graphName() + " has " + outputs.length + " outputs but runSlots was given "
+                    + out.length + " arrays");
+        }
+        for (int i = 0; i < in.length; i++) {
+            if (in[i] != null) {
+                inputByPosition[i].check(in[i]);
+            }
+        }
+        for (int i = 0; i < in.length; i++) {
+            if (in[i] != null) {
+                inputByPosition[i].set(in[i]);
+            }
+        }
+        run();
+        for (int j = 0; j < out.length; j++) {
+            if (out[j] != null) {
+                outputs[j].copyTo(out[j]);
+            }
+        }
+    }
+
+    private void checkAllSetOr(java.util.Set<Binding> given) {
         for (Binding b : all) {
-            if (!b.isSet && !checked.containsKey(b)) {
+            if (!b.isSet && !given.contains(b)) {
                 throw unset(b);
             }
         }
-        checked.forEach(Binding::set);
-        run();
-        return outputs[0].toFloatArray();
     }
 
     /**
@@ -227,7 +337,24 @@ public final class CompiledGraph implements AutoCloseable {
      */
     public void setRng(RngOptions rng) {
         open();
-        exe.setRng(java.util.Objects.requireNonNull(rng, "rng"));
+        exe.setRng(Objects.requireNonNull(rng, "rng"));
+    }
+
+    /**
+     * A new executable of the same program for another thread: its own arena, kernels and inputs (copied from
+     * this graph's current ones), the same weight set, so the weights stay in memory once. Its random-number
+     * streams start as compiled ({@link #setRng} is not carried over).
+     */
+    public CompiledGraph copy() {
+        open();
+        weights.retain();
+        CompiledGraph c = new CompiledGraph(backend, program, options, weights, bound, ownsWeights);
+        for (Map.Entry<String, Binding> e : inputs.entrySet()) {
+            if (e.getValue().isSet) {
+                c.inputs.get(e.getKey()).setBytes(e.getValue().bytes());
+            }
+        }
+        return c;
     }
 
     /** Output {@code i} of the last run, as a view created at compile time. */
@@ -272,16 +399,28 @@ public final class CompiledGraph implements AutoCloseable {
         return param(name).shape;
     }
 
-    /** Bytes of the arena: every input, param, constant, intermediate and output, with reuse. */
+    /** Bytes of the activation arena (inputs, intermediates, outputs, with reuse); params are not in it. */
     public long arenaBytes() {
         open();
-        return plan.arenaBytes();
+        return program.plan().arenaBytes();
     }
 
     /** What the arena would take with no buffer reuse. */
     public long unsharedBytes() {
         open();
-        return plan.unsharedBytes();
+        return program.plan().unsharedBytes();
+    }
+
+    /** Bytes of the params this graph reads from its weight set (held once, however many graphs share them). */
+    public long weightBytes() {
+        open();
+        return program.plan().paramBytes();
+    }
+
+    /** Bytes of device memory this graph owns: arena, constants and kernel workspace (weights not included). */
+    public long deviceBytes() {
+        open();
+        return exe.deviceBytes();
     }
 
     /** Kernels run per call. */
@@ -290,10 +429,11 @@ public final class CompiledGraph implements AutoCloseable {
         return exe.kernelCount();
     }
 
-    /** The memory plan as text: one line per buffer, then totals. */
+    /** The memory plan as text (one line per buffer, then totals) and the weight set's summary. */
     public String memoryReport() {
         open();
-        return plan.report();
+        MemoryPlan plan = program.plan();
+        return plan.report() + String.format(Locale.ROOT, "own device memory %,d bytes; %s%n", exe.deviceBytes(), weights);
     }
 
     List<String> unsetNames() {
@@ -303,7 +443,7 @@ public final class CompiledGraph implements AutoCloseable {
                 out.add(b.name);
             }
         }
-        return Collections.unmodifiableList(out);
+        return List.copyOf(out);
     }
 
     private void open() {
@@ -313,14 +453,26 @@ public final class CompiledGraph implements AutoCloseable {
     }
 
     /**
-     * Releases the arena and kernels. Further calls (here and on its output views; {@code close} excepted)
-     * throw {@link IllegalStateException}.
+     * Releases the arena and kernels, and this graph's hold on its weight set (a set of its own is closed).
+     * Further calls (here and on its output views; {@code close} excepted) throw {@link IllegalStateException}.
      */
     @Override
     public void close() {
         if (!closed) {
             closed = true;
-            exe.close();
+            try {
+                exe.close();
+                stream.close();
+            } finally {
+                releaseWeights();
+            }
+        }
+    }
+
+    private void releaseWeights() {
+        weights.release();
+        if (ownsWeights && weights.users() == 0) {
+            weights.close();
         }
     }
 }

@@ -2,9 +2,6 @@ package dev.rlx.runtime;
 
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.GraphSerializer;
-import dev.rlx.ir.Node;
-import dev.rlx.ir.Value;
-import dev.rlx.opt.MemoryPlan;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -16,8 +13,6 @@ import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * A {@link Program} on disk, for the compile cache's disk layer. The file is never trusted: magic, format
@@ -33,7 +28,7 @@ import java.util.Map;
 final class ProgramFile {
     private static final byte[] MAGIC = {'R', 'L', 'X', 'C'};
     /** Bumped whenever this layout changes. */
-    static final int FORMAT = 1;
+    static final int FORMAT = 2;
 
     private ProgramFile() {}
 
@@ -100,48 +95,23 @@ final class ProgramFile {
             byte[] graph = GraphSerializer.toBytes(p.graph());
             out.writeInt(graph.length);
             out.write(graph);
-            MemoryPlan plan = p.plan();
-            out.writeInt(plan.alignment());
-            out.writeLong(plan.arenaBytes());
-            out.writeLong(plan.unsharedBytes());
-            out.writeInt(plan.slots().size());
-            for (Node n : p.graph().nodes()) {
-                for (Value v : n.outputs()) {
-                    MemoryPlan.Slot s = plan.slot(v);
-                    out.writeInt(v.nodeId());
-                    out.writeInt(v.outputIndex());
-                    out.writeLong(s.offset());
-                    out.writeLong(s.bytes());
-                    out.writeByte(s.view() ? 1 : 0);
-                    out.writeInt(s.birth());
-                    out.writeInt(s.death());
-                }
-            }
+            out.writeInt(p.plan().alignment());
+            out.writeByte(p.inPlace() ? 1 : 0);
         }
         return bytes.toByteArray();
     }
 
+    /** The graph as stored, planned again: planning is deterministic, and an offset read from disk is never trusted. */
     private static Program parse(ByteBuffer b) {
         byte[] graphBytes = new byte[b.getInt()];
         b.get(graphBytes);
         Graph g = GraphSerializer.fromBytes(graphBytes);
         int alignment = b.getInt();
-        long arena = b.getLong();
-        long unshared = b.getLong();
-        int count = b.getInt();
-        Map<Value, MemoryPlan.Slot> slots = new HashMap<>();
-        for (int i = 0; i < count; i++) {
-            Value v = g.node(b.getInt()).outputs().get(b.getInt());
-            MemoryPlan.Slot s = new MemoryPlan.Slot(b.getLong(), b.getLong(), b.get() != 0, b.getInt(), b.getInt());
-            if (s.offset() < 0 || s.bytes() != v.shape().byteSize() || s.offset() + s.bytes() > arena) {
-                throw new IllegalStateException("slot of " + v + " does not fit the arena");
-            }
-            slots.put(v, s);
+        boolean inPlace = b.get() != 0;
+        if (b.hasRemaining()) {
+            throw new IllegalStateException("trailing bytes after the program");
         }
-        if (b.hasRemaining() || slots.size() != g.nodes().stream().mapToInt(n -> n.outputs().size()).sum()) {
-            throw new IllegalStateException("plan does not match the graph");
-        }
-        return new Program(g, new MemoryPlan(g, slots, arena, unshared, alignment));
+        return Program.plan(g, alignment, inPlace);
     }
 
     private static void writeStr(DataOutputStream out, String s) throws IOException {

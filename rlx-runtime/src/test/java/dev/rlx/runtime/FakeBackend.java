@@ -2,19 +2,28 @@ package dev.rlx.runtime;
 
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.Node;
+import dev.rlx.ir.Op;
 import dev.rlx.ir.OpKind;
 import dev.rlx.ir.Value;
+import dev.rlx.opt.Capabilities;
 import dev.rlx.opt.MemoryPlan;
 import dev.rlx.runtime.spi.Backend;
+import dev.rlx.runtime.spi.CommandStream;
 import dev.rlx.runtime.spi.CompileRequest;
+import dev.rlx.runtime.spi.DeviceAllocator;
+import dev.rlx.runtime.spi.DeviceBuffer;
+import dev.rlx.runtime.spi.DeviceRuntime;
 import dev.rlx.runtime.spi.Executable;
+import dev.rlx.runtime.spi.SyncStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A test double for a backend: it claims a configurable set of op kinds and compiles every graph to a
@@ -29,6 +38,7 @@ final class FakeBackend implements Backend {
     private final Device device;
     private final Set<OpKind> supported;
     private final boolean staged;
+    final FakeRuntime runtime;
     final AtomicInteger compileCalls = new AtomicInteger();
     final List<FakeExecutable> executables = new CopyOnWriteArrayList<>();
     volatile CompileRequest lastRequest;
@@ -38,6 +48,7 @@ final class FakeBackend implements Backend {
         this.device = device;
         this.supported = Set.copyOf(supported);
         this.staged = staged;
+        this.runtime = new FakeRuntime(device, staged);
     }
 
     /** Claims every op kind. */
@@ -81,15 +92,20 @@ final class FakeBackend implements Backend {
     }
 
     @Override
-    public Set<OpKind> supportedOps() {
-        return supported;
+    public Capabilities capabilities() {
+        return Capabilities.ofKinds(supported);
+    }
+
+    @Override
+    public DeviceRuntime runtime() {
+        return runtime;
     }
 
     @Override
     public Executable compile(CompileRequest request) {
         compileCalls.incrementAndGet();
         lastRequest = request;
-        FakeExecutable exe = new FakeExecutable(request.graph(), request.plan(), staged);
+        FakeExecutable exe = new FakeExecutable(request, staged);
         executables.add(exe);
         return exe;
     }
@@ -99,29 +115,139 @@ final class FakeBackend implements Backend {
         closed = true;
     }
 
+    /**
+     * The fake device's memory: heap-backed buffers whose bytes are host memory unless {@code staged}, in which
+     * case they are reachable only through the allocator's copies (counted), like a GPU's.
+     */
+    static final class FakeRuntime implements DeviceRuntime, DeviceAllocator {
+        private final Device device;
+        private final boolean staged;
+        final AtomicInteger uploads = new AtomicInteger();
+        final AtomicInteger downloads = new AtomicInteger();
+        final AtomicLong allocated = new AtomicLong();
+
+        FakeRuntime(Device device, boolean staged) {
+            this.device = device;
+            this.staged = staged;
+        }
+
+        @Override
+        public Device device() {
+            return device;
+        }
+
+        @Override
+        public DeviceAllocator allocator() {
+            return this;
+        }
+
+        @Override
+        public CommandStream newStream() {
+            return SyncStream.INSTANCE;
+        }
+
+        @Override
+        public int alignment() {
+            return 4; // below every alignment the tests ask for, so theirs decides the plan
+        }
+
+        @Override
+        public DeviceBuffer allocate(long bytes) {
+            allocated.addAndGet(bytes);
+            return new FakeBuffer(Arena.ofAuto().allocate(Math.max(1, bytes), 16).asSlice(0, bytes), staged);
+        }
+
+        @Override
+        public void free(DeviceBuffer buffer) {
+            FakeBuffer b = (FakeBuffer) buffer;
+            if (!b.freed) {
+                b.freed = true;
+                allocated.addAndGet(-b.bytes.byteSize());
+            }
+        }
+
+        @Override
+        public void copyToDevice(MemorySegment src, DeviceBuffer dst, long dstOffset) {
+            uploads.incrementAndGet();
+            MemorySegment.copy(src, 0, ((FakeBuffer) dst).bytes, dstOffset, src.byteSize());
+        }
+
+        @Override
+        public void copyToHost(DeviceBuffer src, long srcOffset, MemorySegment dst) {
+            downloads.incrementAndGet();
+            MemorySegment.copy(((FakeBuffer) src).bytes, srcOffset, dst, 0, dst.byteSize());
+        }
+
+        @Override
+        public long allocatedBytes() {
+            return allocated.get();
+        }
+    }
+
+    /** A fake device buffer: its bytes, shown as host memory only when not staged. */
+    static final class FakeBuffer implements DeviceBuffer {
+        final MemorySegment bytes;
+        final boolean staged;
+        volatile boolean freed;
+
+        FakeBuffer(MemorySegment bytes, boolean staged) {
+            this.bytes = bytes;
+            this.staged = staged;
+        }
+
+        @Override
+        public long byteSize() {
+            return bytes.byteSize();
+        }
+
+        @Override
+        public MemorySegment host() {
+            return staged ? null : bytes;
+        }
+
+        @Override
+        public boolean isFreed() {
+            return freed;
+        }
+    }
+
     /** The executable: one host arena laid out by the plan. */
     static final class FakeExecutable implements Executable {
         final Graph graph;
         final MemoryPlan plan;
         final boolean staged;
+        final Map<Value, DeviceBuffer> params;
         private final Arena arena = Arena.ofShared();
         private final MemorySegment memory;
+        private final MemorySegment constants;
         int runs;
         int writes;
         int reads;
         boolean closed;
 
-        FakeExecutable(Graph graph, MemoryPlan plan, boolean staged) {
-            this.graph = graph;
-            this.plan = plan;
+        FakeExecutable(CompileRequest request, boolean staged) {
+            this.graph = request.graph();
+            this.plan = request.plan();
+            this.params = request.params();
             this.staged = staged;
             this.memory = arena.allocate(Math.max(1, plan.arenaBytes()), plan.alignment());
+            this.constants = arena.allocate(Math.max(1, plan.constantBytes()), plan.alignment());
+            for (Node n : graph.nodes()) {
+                if (n.op() instanceof Op.Constant c) {
+                    MemorySegment.copy(c.value().segment(), 0, slot(n.output()), 0, c.value().byteLength());
+                }
+            }
         }
 
-        /** The arena bytes of {@code v} (for assertions, whatever the mode). */
+        /** The bytes of {@code v} wherever they live (for assertions, whatever the mode). */
         MemorySegment slot(Value v) {
             MemoryPlan.Slot s = plan.slot(v);
-            return memory.asSlice(s.offset(), s.bytes());
+            MemorySegment base = switch (s.storage()) {
+                case ARENA -> memory;
+                case CONSTANTS -> constants;
+                case PARAM -> ((FakeBuffer) params.get(s.root())).bytes;
+            };
+            return base.asSlice(s.offset(), s.bytes());
         }
 
         boolean hostSlotIsNull(Value v) {
@@ -135,7 +261,7 @@ final class FakeBackend implements Backend {
         }
 
         @Override
-        public void run() {
+        public void run(CommandStream stream) {
             open();
             runs++;
             if (graph.inputs().isEmpty()) {
@@ -187,9 +313,9 @@ final class FakeBackend implements Backend {
         }
 
         @Override
-        public long arenaBytes() {
+        public long deviceBytes() {
             open();
-            return memory.byteSize();
+            return memory.byteSize() + constants.byteSize();
         }
 
         @Override

@@ -8,17 +8,16 @@ import dev.rlx.runtime.LoopLimitException;
 import java.lang.foreign.MemorySegment;
 
 /**
- * If, While and Scan: each subgraph is compiled once into its own program; running copies values in, runs
- * the chosen program, and copies results out. Only the taken branch runs; loops run until the condition
+ * If, While and Scan: each body, planned by the pipeline in a region of the arena the node owns, is built once
+ * into its own program; running copies values in, runs the chosen program, and copies results out. Only the taken branch runs; loops run until the condition
  * fails (or the cap), as many times as the data says.
  */
 public final class ControlFlowKernels {
     private ControlFlowKernels() {}
 
     public static Kernel ifElse(Node n, LowerContext ctx) {
-        Op.If op = (Op.If) n.op();
-        LowerContext.SubProgram then = ctx.compile(op.thenBranch());
-        LowerContext.SubProgram otherwise = ctx.compile(op.elseBranch());
+        LowerContext.SubProgram then = ctx.body(n, 0);
+        LowerContext.SubProgram otherwise = ctx.body(n, 1);
         MemorySegment pred = ctx.in(n, 0).seg();
         MemorySegment[] captures = segments(n, ctx, 1, n.inputs().size(), true);
         MemorySegment[] outs = segments(n, ctx, 0, n.outputs().size(), false);
@@ -36,8 +35,8 @@ public final class ControlFlowKernels {
 
     public static Kernel whileLoop(Node n, LowerContext ctx) {
         Op.While op = (Op.While) n.op();
-        LowerContext.SubProgram cond = ctx.compile(op.cond());
-        LowerContext.SubProgram body = ctx.compile(op.body());
+        LowerContext.SubProgram cond = ctx.body(n, 0);
+        LowerContext.SubProgram body = ctx.body(n, 1);
         MemorySegment[] init = segments(n, ctx, 0, n.inputs().size(), true);
         MemorySegment[] state = segments(n, ctx, 0, n.outputs().size(), false); // the outputs hold the carries
         long guard = op.maxIterations();
@@ -69,7 +68,7 @@ public final class ControlFlowKernels {
 
     public static Kernel scan(Node n, LowerContext ctx) {
         Op.Scan op = (Op.Scan) n.op();
-        LowerContext.SubProgram body = ctx.compile(op.body());
+        LowerContext.SubProgram body = ctx.body(n, 0);
         int c = op.numCarries();
         MemorySegment[] init = segments(n, ctx, 0, c, true);
         MemorySegment[] xs = segments(n, ctx, c, n.inputs().size(), true);

@@ -79,43 +79,7 @@ public final class HalfAdapter {
             wide.put(v, new Buf(shared.asSlice(at, bytes), v.shape().withDtype(DType.F32)));
             at += (bytes + 63) & ~63L;
         }
-        LowerContext inner = new LowerContext() {
-            @Override
-            public Buf buf(Value v) {
-                Buf b = wide.get(v);
-                return b != null ? b : ctx.buf(v);
-            }
-
-            @Override
-            public Parallel parallel() {
-                return ctx.parallel();
-            }
-
-            @Override
-            public MemorySegment scratch(long bytes) {
-                return ctx.scratch(bytes);
-            }
-
-            @Override
-            public dev.rlx.runtime.OpRegistry ops() {
-                return ctx.ops();
-            }
-
-            @Override
-            public dev.rlx.runtime.RngOptions rng() {
-                return ctx.rng();
-            }
-
-            @Override
-            public void reseedable(Reseedable kernel) {
-                ctx.reseedable(kernel);
-            }
-
-            @Override
-            public SubProgram compile(dev.rlx.ir.Graph subgraph) {
-                return ctx.compile(subgraph);
-            }
-        };
+        LowerContext inner = ctx.replacing(wide);
         Kernel k = factory.lower(n, inner);
         List<Convert> before = new ArrayList<>();
         List<Convert> after = new ArrayList<>();

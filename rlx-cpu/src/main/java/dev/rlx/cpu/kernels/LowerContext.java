@@ -1,17 +1,17 @@
 package dev.rlx.cpu.kernels;
 
-import dev.rlx.ir.Graph;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Value;
 import dev.rlx.runtime.OpRegistry;
 import java.lang.foreign.MemorySegment;
+import java.util.Map;
 
 /**
- * What a kernel factory may use while building a kernel: the arena slices of values, the worker pool,
- * compile-time scratch memory, the custom-op registry and a way to compile subgraphs.
+ * What a kernel factory may use while building a kernel: the memory of values, the worker pool, compile-time
+ * scratch memory, the custom-op registry and the already planned bodies of control-flow nodes.
  */
 public interface LowerContext {
-    /** The arena slice and shape of {@code v}. */
+    /** The bytes and shape of {@code v} (arena, constant pool or bound param buffer). */
     Buf buf(Value v);
 
     /** Operand {@code i} of {@code n}. */
@@ -40,8 +40,53 @@ public interface LowerContext {
     /** Registers a kernel that {@code CompiledGraph.setRng} must re-seed. */
     void reseedable(Reseedable kernel);
 
-    /** Compiles a subgraph (an If branch, a loop body) into its own executable on this backend. */
-    SubProgram compile(Graph subgraph);
+    /**
+     * Body {@code index} of control-flow node {@code n} (If: then, else; While: cond, body; Scan: body), built on
+     * this backend in the memory its plan gave it.
+     */
+    SubProgram body(Node n, int index);
+
+    /** This context with {@code replaced} values read from other memory (everything else as here). */
+    default LowerContext replacing(Map<Value, Buf> replaced) {
+        LowerContext outer = this;
+        return new LowerContext() {
+            @Override
+            public Buf buf(Value v) {
+                Buf b = replaced.get(v);
+                return b != null ? b : outer.buf(v);
+            }
+
+            @Override
+            public Parallel parallel() {
+                return outer.parallel();
+            }
+
+            @Override
+            public MemorySegment scratch(long bytes) {
+                return outer.scratch(bytes);
+            }
+
+            @Override
+            public OpRegistry ops() {
+                return outer.ops();
+            }
+
+            @Override
+            public dev.rlx.runtime.RngOptions rng() {
+                return outer.rng();
+            }
+
+            @Override
+            public void reseedable(Reseedable kernel) {
+                outer.reseedable(kernel);
+            }
+
+            @Override
+            public SubProgram body(Node n, int index) {
+                return outer.body(n, index);
+            }
+        };
+    }
 
     /** A compiled subgraph: write its inputs, run, read its outputs, all in host memory. */
     interface SubProgram {

@@ -26,7 +26,8 @@ import java.util.Set;
  * }
  * }</pre>
  *
- * <p>Each batch shape is imported and compiled once and kept (see {@link OnnxRunner}). Not thread-safe.
+ * <p>Each batch shape is imported and compiled once and kept, all of them reading one copy of the weights (see
+ * {@link OnnxRunner}). Not thread-safe.
  */
 public final class SentenceEmbedder implements AutoCloseable {
     private static final Set<String> INPUTS = Set.of("input_ids", "attention_mask", "token_type_ids");
@@ -59,6 +60,11 @@ public final class SentenceEmbedder implements AutoCloseable {
 
     public BertTokenizer tokenizer() {
         return tokenizer;
+    }
+
+    /** What the embedder holds: each batch shape compiled so far, and the encoder's weights once. */
+    public String memoryReport() {
+        return runner.memoryReport();
     }
 
     /** One unit-length embedding per text, in order. */

@@ -1,0 +1,55 @@
+package dev.rlx.cpu;
+
+import dev.rlx.runtime.spi.DeviceAllocator;
+import dev.rlx.runtime.spi.DeviceBuffer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The memory one CPU executable owns: its activation arena and constant pools (device buffers from the
+ * backend's allocator) and the kernels' scratch. Bodies of control-flow nodes allocate here too, so closing
+ * the executable frees everything at once. Params are not here: they belong to a weight set.
+ */
+final class CpuMemory implements AutoCloseable {
+    private final DeviceAllocator allocator;
+    private final List<DeviceBuffer> buffers = new ArrayList<>();
+    private final Arena scratch = Arena.ofShared();
+    private long scratchBytes;
+
+    CpuMemory(DeviceAllocator allocator) {
+        this.allocator = allocator;
+    }
+
+    /** A zeroed buffer of {@code bytes}, as host memory. */
+    MemorySegment buffer(long bytes) {
+        DeviceBuffer b = allocator.allocate(bytes);
+        buffers.add(b);
+        return b.host();
+    }
+
+    /** Zeroed kernel workspace, 64-byte aligned. */
+    MemorySegment scratch(long bytes) {
+        scratchBytes += bytes;
+        return scratch.allocate(Math.max(1, bytes), 64).asSlice(0, bytes);
+    }
+
+    /** Bytes held: buffers and scratch. */
+    long bytes() {
+        long n = scratchBytes;
+        for (DeviceBuffer b : buffers) {
+            n += b.byteSize();
+        }
+        return n;
+    }
+
+    @Override
+    public void close() {
+        for (DeviceBuffer b : buffers) {
+            allocator.free(b);
+        }
+        buffers.clear();
+        scratch.close();
+    }
+}

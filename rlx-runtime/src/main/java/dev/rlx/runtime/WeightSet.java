@@ -1,0 +1,284 @@
+package dev.rlx.runtime;
+
+import dev.rlx.ir.Graph;
+import dev.rlx.ir.Op;
+import dev.rlx.ir.Shape;
+import dev.rlx.ir.Tensor;
+import dev.rlx.ir.Value;
+import dev.rlx.runtime.spi.DeviceAllocator;
+import dev.rlx.runtime.spi.DeviceBuffer;
+import dev.rlx.runtime.weights.WeightLoader;
+import dev.rlx.runtime.weights.WeightTensor;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Named weights held once in one device's memory and shared, by reference, by every graph compiled against the
+ * set: the same model at several input shapes, the prefill and decode graphs of one LLM, the copies serving
+ * requests on several threads ({@link CompiledGraph#copy()}). Graphs read their params from these buffers;
+ * none of a weight's bytes is in any graph's arena.
+ *
+ * <pre>{@code
+ * try (WeightSet w = session.newWeightSet("minilm")) {
+ *     CompiledGraph a = session.compile(g16, w), b = session.compile(g128, w);  // params declared in w
+ *     w.setAll(SafetensorsLoader.open(path));                                    // uploaded once, read by both
+ * }
+ * }</pre>
+ *
+ * <p><b>Writing is shared.</b> A weight has one buffer: {@link #set}, or {@code setParam} on any graph bound to
+ * the set, writes through to it and every such graph sees the new value at its next run (there is no copy on
+ * write). Change weights only while none of those graphs is running. Compiling a graph against the set
+ * declares each of its params (name, shape and dtype after the compile's precision policy) and allocates it,
+ * zero and not yet set, if the set lacks it; a param whose name the set holds with another shape or dtype is a
+ * {@link BindingException}.
+ *
+ * <p><b>Lifetime.</b> Buffers are freed once the set is closed and no graph bound to it is still open, so
+ * closing the set early is safe. A graph compiled without a set gets a private one, closed with it (and shared
+ * with its copies). Thread-safe.
+ */
+public final class WeightSet implements AutoCloseable {
+    private final String name;
+    private final Device device;
+    private final DeviceAllocator allocator;
+    private final Map<String, Entry> entries = new LinkedHashMap<>();
+    private int users; // open graphs bound to the set
+    private boolean closed;
+    private boolean freed;
+
+    /** One weight: its shape, its device buffer and the binding that writes it. */
+    static final class Entry {
+        final Shape shape;
+        final DeviceBuffer buffer;
+        final Binding binding;
+
+        Entry(Shape shape, DeviceBuffer buffer, Binding binding) {
+            this.shape = shape;
+            this.buffer = buffer;
+            this.binding = binding;
+        }
+    }
+
+    WeightSet(String name, Device device, DeviceAllocator allocator) {
+        this.name = name;
+        this.device = device;
+        this.allocator = allocator;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Device device() {
+        return device;
+    }
+
+    /** The weights' names, in the order they were declared. */
+    public synchronized List<String> names() {
+        return List.copyOf(entries.keySet());
+    }
+
+    public synchronized boolean contains(String weight) {
+        return entries.containsKey(weight);
+    }
+
+    /** The declared shape (with dtype) of {@code weight}. */
+    public synchronized Shape shape(String weight) {
+        return entry(weight).shape;
+    }
+
+    /** Whether {@code weight} has been given data. */
+    public synchronized boolean isSet(String weight) {
+        return entry(weight).binding.isSet;
+    }
+
+    /** Bytes of device memory the weights take (each counted once, however many graphs share it). */
+    public synchronized long byteSize() {
+        long n = 0;
+        for (Entry e : entries.values()) {
+            n += e.buffer.byteSize();
+        }
+        return n;
+    }
+
+    /** Open graphs bound to the set. */
+    public synchronized int users() {
+        return users;
+    }
+
+    /**
+     * Declares {@code weight} with {@code shape} (allocated, zero, not set) unless it is there already.
+     *
+     * @throws BindingException when it is there with another shape or dtype
+     */
+    public synchronized void declare(String weight, Shape shape) {
+        entryFor(weight, shape);
+    }
+
+    public void set(String weight, float[] data) { binding(weight).set(data); }
+
+    public void set(String weight, double[] data) { binding(weight).set(data); }
+
+    public void set(String weight, int[] data) { binding(weight).set(data); }
+
+    public void set(String weight, long[] data) { binding(weight).set(data); }
+
+    public void set(String weight, boolean[] data) { binding(weight).set(data); }
+
+    /** Raw little-endian bytes of the weight's dtype. */
+    public void set(String weight, MemorySegment bytes) { binding(weight).setBytes(bytes); }
+
+    /** A tensor of the weight's dims, its dtype converted to the weight's (floats to floats, integers to integers). */
+    public void set(String weight, Tensor t) {
+        Binding b = binding(weight);
+        if (!t.shape().sameDims(b.shape)) {
+            throw new BindingException("weight '" + weight + "' of set '" + name + "' is " + b.shape
+                    + " but the tensor is " + t.shape());
+        }
+        b.setConverted(t.segment(), t.dtype());
+    }
+
+    /** Declares {@code weight} with {@code t}'s shape if it is not there, then sets it from {@code t}. */
+    public void put(String weight, Tensor t) {
+        synchronized (this) {
+            if (!entries.containsKey(weight)) {
+                entryFor(weight, t.shape());
+            }
+        }
+        set(weight, t);
+    }
+
+    /** Sets every declared weight the loader has a tensor for; returns their names. The others stay as they are. */
+    public List<String> setAll(WeightLoader loader) {
+        List<String> set = new ArrayList<>();
+        for (String w : names()) {
+            Optional<WeightTensor> t = loader.tensor(w);
+            if (t.isPresent()) {
+                setFrom(w, t.get());
+                set.add(w);
+            }
+        }
+        return set;
+    }
+
+    /** Sets {@code weight} from a loader's tensor of the same dims (dtype converted). */
+    void setFrom(String weight, WeightTensor t) {
+        Binding b = binding(weight);
+        if (!t.shape().sameDims(b.shape)) {
+            throw new BindingException("param '" + weight + "' is " + b.shape + " but weight '" + t.name() + "' is "
+                    + t.shape());
+        }
+        b.setConverted(t.data(), t.shape().dtype());
+    }
+
+    /** A copy of {@code weight}'s current bytes. */
+    public Tensor get(String weight) {
+        Entry e;
+        synchronized (this) {
+            e = entry(weight);
+        }
+        MemorySegment host = e.buffer.host();
+        if (host == null) {
+            return Tensor.ofBytes(e.shape, e.binding.bytes().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        }
+        return Tensor.ofBytes(e.shape, host.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+    }
+
+    /** A one-line summary: name, device, weights, bytes, users. */
+    @Override
+    public synchronized String toString() {
+        long set = entries.values().stream().filter(e -> e.binding.isSet).count();
+        return String.format(Locale.ROOT, "weights '%s' on %s: %d (%d set), %,d bytes, %d graph%s", name,
+                device.displayName(), entries.size(), set, byteSize(), users, users == 1 ? "" : "s");
+    }
+
+    /**
+     * Closes the set: nothing more can be declared or bound; the buffers are freed now if no graph uses them,
+     * else when the last one is closed.
+     */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        freeIfUnused();
+    }
+
+    // ---------------------------------------------------------------- used by Session / CompiledGraph
+
+    /**
+     * Binds {@code g}'s params: declares any the set lacks and returns each param value's entry. Counts one
+     * more user until {@link #release}.
+     */
+    synchronized Map<Value, Entry> acquire(Graph g) {
+        if (closed) {
+            throw new BindingException("weight set '" + name + "' is closed; graphs cannot be compiled against it");
+        }
+        Map<Value, Entry> bound = new IdentityHashMap<>();
+        for (Value v : g.params()) {
+            Op.Param p = (Op.Param) v.node().op();
+            bound.put(v, entryFor(p.name(), p.shape()));
+        }
+        users++;
+        return bound;
+    }
+
+    /** One more user of entries already bound (a copy of a graph). */
+    synchronized void retain() {
+        users++;
+    }
+
+    /** One user fewer; frees the buffers when the set is closed and unused. */
+    synchronized void release() {
+        users--;
+        freeIfUnused();
+    }
+
+    synchronized Binding binding(String weight) {
+        if (freed) {
+            throw new IllegalStateException("weight set '" + name + "' is closed and its buffers are freed");
+        }
+        return entry(weight).binding;
+    }
+
+    private Entry entry(String weight) {
+        Entry e = entries.get(weight);
+        if (e == null) {
+            throw new BindingException("weight set '" + name + "' has no weight '" + weight + "'; it holds "
+                    + entries.keySet());
+        }
+        return e;
+    }
+
+    private Entry entryFor(String weight, Shape shape) {
+        Entry e = entries.get(weight);
+        if (e != null) {
+            if (!e.shape.equals(shape)) {
+                throw new BindingException("param '" + weight + "' is " + shape + " here but weight set '" + name
+                        + "' holds it as " + e.shape + " (graphs sharing a weight set need the same param shapes and"
+                        + " precision policy)");
+            }
+            return e;
+        }
+        if (closed) {
+            throw new BindingException("weight set '" + name + "' is closed; cannot declare '" + weight + "'");
+        }
+        DeviceBuffer buf = allocator.allocate(shape.byteSize());
+        Binding b = new Binding("param", weight, shape, buf.host(), staged -> allocator.copyToDevice(staged, buf, 0));
+        e = new Entry(shape, buf, b);
+        entries.put(weight, e);
+        return e;
+    }
+
+    private void freeIfUnused() {
+        if (closed && users == 0 && !freed) {
+            freed = true;
+            for (Entry e : entries.values()) {
+                allocator.free(e.buffer);
+            }
+        }
+    }
+}
