@@ -14,6 +14,7 @@ import dev.rlx.ir.Value;
 import dev.rlx.runtime.CompiledGraph;
 import dev.rlx.runtime.Device;
 import dev.rlx.runtime.Session;
+import dev.rlx.runtime.WeightSet;
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.Random;
@@ -51,27 +52,59 @@ class AllocationFreeRunTest {
             if (w != null) {
                 c.setParam("w", w);
             }
-            // Until C2 has compiled a loop (or recompiled it after a deoptimisation, which other tests in the
-            // same JVM provoke), interpreted and C1 code box vectors. A per-call allocation in compiled code
-            // shows in every round; so the steady state is proven by one clean round of `runs` calls, and the
-            // rounds before it are warm-up.
-            StringBuilder rounds = new StringBuilder();
-            for (int round = 0; round < MAX_ROUNDS; round++) {
-                long workersBefore = workerBytes(); // listing threads allocates: keep it outside the window
-                long before = THREADS.getCurrentThreadAllocatedBytes();
-                for (int i = 0; i < runs; i++) {
-                    c.setInput(input, x);
-                    c.run();
-                    c.output(0).copyTo(out);
-                }
-                long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
-                long workers = workerBytes() - workersBefore;
-                if (allocated == 0 && workers == 0) {
-                    return;
-                }
-                rounds.append(String.format(" [round %d: caller %d B, workers %d B]", round, allocated, workers));
+            assertSteadyStateAllocatesNothing("@" + g.name(), () -> {
+                c.setInput(input, x);
+                c.run();
+                c.output(0).copyTo(out);
+            }, runs);
+        }
+    }
+
+    /**
+     * Until C2 has compiled a loop (or recompiled it after a deoptimisation, which other tests in the same JVM
+     * provoke), interpreted and C1 code box vectors. A per-call allocation in compiled code shows in every round;
+     * so the steady state is proven by one clean round of {@code runs} calls, and the rounds before it are
+     * warm-up.
+     */
+    private static void assertSteadyStateAllocatesNothing(String what, Runnable call, int runs) {
+        StringBuilder rounds = new StringBuilder();
+        for (int round = 0; round < MAX_ROUNDS; round++) {
+            long workersBefore = workerBytes(); // listing threads allocates: keep it outside the window
+            long before = THREADS.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < runs; i++) {
+                call.run();
             }
-            fail("@" + g.name() + " allocated in every one of " + MAX_ROUNDS + " rounds of " + runs + " runs:" + rounds);
+            long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
+            long workers = workerBytes() - workersBefore;
+            if (allocated == 0 && workers == 0) {
+                return;
+            }
+            rounds.append(String.format(" [round %d: caller %d B, workers %d B]", round, allocated, workers));
+        }
+        fail(what + " allocated in every one of " + MAX_ROUNDS + " rounds of " + runs + " runs:" + rounds);
+    }
+
+    /** {@code runSlots} (inputs and outputs by position) on a graph with shared weights, and on a copy. */
+    @Test
+    void runSlots_andACopyOfTheGraph_allocateNothing() {
+        Graph g = new Graph("slots");
+        Value x = g.input("x", Shape.of(DType.F32, 3, 64));
+        Value y = g.input("y", Shape.of(DType.F32, 64));
+        Value w = g.param("w", Shape.of(DType.F32, 64, 32));
+        g.setOutputs(g.matmul(g.add(x, y), w), g.reduceSum(x, false, 1));
+        float[][] in = {new float[3 * 64], new float[64]};
+        Arrays.fill(in[0], 0.25f);
+        Arrays.fill(in[1], -1f);
+        float[][] out = {new float[3 * 32], new float[3]};
+        try (Session s = new Session(Device.CPU); WeightSet weights = s.newWeightSet("slots");
+             CompiledGraph c = s.compile(g, weights)) {
+            float[] wv = new float[64 * 32];
+            Arrays.fill(wv, 0.5f);
+            weights.set("w", wv);
+            assertSteadyStateAllocatesNothing("runSlots", () -> c.runSlots(in, out), 2_000);
+            try (CompiledGraph copy = c.copy()) {
+                assertSteadyStateAllocatesNothing("a copy's runSlots", () -> copy.runSlots(in, out), 2_000);
+            }
         }
     }
 

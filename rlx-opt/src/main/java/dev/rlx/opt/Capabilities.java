@@ -133,9 +133,12 @@ public interface Capabilities {
             return this;
         }
 
-        /** Claims nodes of {@code kind} whose data dtype is one of {@code dtypes}. */
+        /**
+         * Claims nodes of {@code kind} whose data dtype is one of the given ones, replacing an earlier claim of the
+         * kind (so {@code claimPrimitives().claim(MATMUL, F32)} narrows matmul to f32).
+         */
         public Builder claim(OpKind kind, DType first, DType... more) {
-            kinds.computeIfAbsent(kind, k -> EnumSet.noneOf(DType.class)).addAll(EnumSet.of(first, more));
+            kinds.put(kind, EnumSet.of(first, more));
             return this;
         }
 

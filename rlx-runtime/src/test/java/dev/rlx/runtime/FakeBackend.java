@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class FakeBackend implements Backend {
     private final Device device;
-    private final Set<OpKind> supported;
+    private final Capabilities capabilities;
     private final boolean staged;
     final FakeRuntime runtime;
     final AtomicInteger compileCalls = new AtomicInteger();
@@ -45,8 +45,13 @@ final class FakeBackend implements Backend {
     volatile boolean closed;
 
     FakeBackend(Device device, Set<OpKind> supported, boolean staged) {
+        this(device, Capabilities.ofKinds(supported), staged);
+    }
+
+    /** A fake that claims what {@code capabilities} claims. */
+    FakeBackend(Device device, Capabilities capabilities, boolean staged) {
         this.device = device;
-        this.supported = Set.copyOf(supported);
+        this.capabilities = capabilities;
         this.staged = staged;
         this.runtime = new FakeRuntime(device, staged);
     }
@@ -93,7 +98,7 @@ final class FakeBackend implements Backend {
 
     @Override
     public Capabilities capabilities() {
-        return Capabilities.ofKinds(supported);
+        return capabilities;
     }
 
     @Override
