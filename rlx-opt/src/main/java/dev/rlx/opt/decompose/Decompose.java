@@ -7,7 +7,7 @@ import dev.rlx.ir.Value;
 import dev.rlx.opt.Capabilities;
 import dev.rlx.opt.Pass;
 import dev.rlx.opt.Rewriter;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -77,7 +77,7 @@ public final class Decompose implements Pass {
 
     /** The rewrite of every node of {@code g} this round changes. */
     private Map<Node, Decomposition> plan(Graph g) {
-        Map<Node, Decomposition> plan = new HashMap<>();
+        Map<Node, Decomposition> plan = new LinkedHashMap<>(); // in node order, for the error message
         for (Node n : g.nodes()) {
             Decomposition d = rewriteOf(n);
             if (d != null) {
