@@ -515,7 +515,7 @@ class DecompositionEquivalenceTest {
 
     @Test
     void transposedMatMul_onAPlainMatMulTarget() {
-        Capabilities plainOnly = Capabilities.builder().claimPrimitives().refuse(OpKind.MATMUL,
+        Capabilities plainOnly = Capabilities.builder().claimPrimitives().refuse(OpKind.MATMUL, "plain matmul only",
                 (op, in) -> op instanceof Op.MatMul m && (m.transA() || m.transB()) ? "no transposed matmul" : null)
                 .build();
         long seed = 120;

@@ -35,8 +35,9 @@ public final class CompilePipeline {
      * Then, when {@code optimize}: simplification, constant folding (when an evaluator is given), common
      * subexpressions, dead code, written-out layer norms, attention and erf GELUs fused, transposes folded into
      * matmuls, residual + norm fusion (each only into kinds the target may claim). Always: every node the target
-     * refuses is decomposed into ones it claims ({@link Decompose}). When {@code optimize}: element-wise /
-     * matmul-epilogue fusion over the result, what the target refuses of that decomposed again, and dead code.
+     * refuses is decomposed into ones it claims ({@link Decompose}). When {@code optimize}: common subexpressions
+     * again, element-wise / matmul-epilogue fusion over the result, what the target refuses of that decomposed
+     * again, and dead code.
      */
     public static CompilePipeline standard(PrecisionPolicy precision, boolean optimize, Capabilities target,
                                            ConstantEvaluator evaluator) {
@@ -71,6 +72,9 @@ public final class CompilePipeline {
         }
         p.add(new Decompose(target));
         if (optimize) {
+            // Decompositions repeat small constants and reductions (attention's row max feeds both the softmax
+            // and the check for fully masked rows): merge them before fusing.
+            p.add(new CommonSubexpressionElimination());
             p.add(new ElementwiseFusion(target));
             p.add(new Decompose(target)); // a fused program may hold a step the target refuses
             p.add(new DeadCodeElimination());

@@ -89,6 +89,35 @@ class LegalizationTest {
         }
     }
 
+    /** Every node of {@code g} and of its bodies, recursively. */
+    private static java.util.stream.Stream<dev.rlx.ir.Node> allNodes(Graph g) {
+        return g.nodes().stream().flatMap(n -> java.util.stream.Stream.concat(java.util.stream.Stream.of(n),
+                dev.rlx.opt.Subgraphs.bodies(n.op()).stream().flatMap(LegalizationTest::allNodes)));
+    }
+
+    @Test
+    void compile_refusedCompositeWithADecomposition_runsAsPrimitivesEvenInsideBodies() {
+        FakeBackend fake = FakeBackend.without(Device.TPU, OpKind.SOFTMAX, OpKind.FUSED, OpKind.FUSED_MATMUL);
+        Graph g = new Graph("softmaxes");
+        Value x = g.input("x", V);
+        Graph then = new Graph("then");
+        then.setOutputs(then.softmax(then.input("a", V), -1));
+        Graph otherwise = new Graph("else");
+        otherwise.setOutputs(otherwise.neg(otherwise.input("a", V)));
+        Value p = g.input("p", Shape.scalar(DType.BOOL));
+        g.setOutputs(g.ifElse(p, then, otherwise, g.softmax(x, -1)).get(0));
+        try (var reg = FakeBackend.install(fake); Session s = new Session(Device.TPU)) {
+            assertTrue(s.supportsGraph(g), s.check(g).toString());
+            try (CompiledGraph c = s.compile(g)) {
+                Graph compiled = fake.lastRequest.graph();
+                assertTrue(allNodes(compiled).noneMatch(n -> n.kind() == OpKind.SOFTMAX),
+                        "the backend sees no softmax, not even in the branch:\n" + dev.rlx.ir.GraphPrinter.print(compiled));
+                assertTrue(allNodes(compiled).anyMatch(n -> n.kind() == OpKind.REDUCE), "it sees the decomposition");
+                assertEquals(List.of("x", "p"), c.inputNames());
+            }
+        }
+    }
+
     @Test
     void compile_severalMissingKinds_listsEachKind() {
         FakeBackend fake = FakeBackend.without(Device.TPU, OpKind.WHILE, OpKind.SCAN, OpKind.MATMUL);

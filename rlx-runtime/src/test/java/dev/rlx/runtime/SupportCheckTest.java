@@ -65,9 +65,24 @@ class SupportCheckTest {
         g.setOutputs(g.matmul(g.input("x", Shape.of(DType.F32, 2, 3)), g.param("w", Shape.of(DType.F32, 3, 4))));
         try (Session s = new Session(b, CompileOptions.defaults(), null)) {
             assertTrue(s.supportsGraph(g));
-            SupportReport half = s.check(g, CompileOptions.defaults().withPrecision(PrecisionPolicy.F16));
-            assertFalse(half.supported(), "under F16 the matmul is f16, which this backend refuses");
-            assertTrue(half.firstUnsupported().orElseThrow().reason().contains("f16"), half.toString());
+            // Under F16 the matmul is f16, which this backend refuses: it runs as an f32 matmul between casts.
+            CompileOptions f16 = CompileOptions.defaults().withPrecision(PrecisionPolicy.F16);
+            assertTrue(s.check(g, f16).supported(), s.check(g, f16).toString());
+            try (CompiledGraph c = s.compile(g, f16)) {
+                Graph seen = b.lastRequest.graph();
+                assertTrue(seen.nodes().stream().anyMatch(n -> n.kind() == OpKind.MATMUL && n.inputs().get(0).dtype() == DType.F32)
+                        && seen.nodes().stream().noneMatch(n -> n.kind() == OpKind.MATMUL && n.inputs().get(0).dtype() == DType.F16),
+                        dev.rlx.ir.GraphPrinter.print(seen));
+            }
+            // A backend that cannot cast either has no way around it.
+            FakeBackend strict = new FakeBackend(Device.TPU, Capabilities.builder().claimPrimitives()
+                    .claim(OpKind.MATMUL, DType.F32).refuse(OpKind.CAST, "no casts", (op, in) -> "no cast kernel").build(), false);
+            try (Session t = new Session(strict, CompileOptions.defaults(), null)) {
+                SupportReport half = t.check(g, f16);
+                assertFalse(half.supported());
+                assertTrue(half.unsupported().stream().anyMatch(o -> o.kind() == OpKind.MATMUL && o.reason().contains("f16")),
+                        half.toString());
+            }
         }
     }
 }

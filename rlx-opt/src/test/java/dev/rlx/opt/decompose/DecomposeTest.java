@@ -119,7 +119,7 @@ class DecomposeTest {
 
     @Test
     void plainMatMulTarget_getsExplicitTransposes() {
-        Capabilities plainOnly = Capabilities.builder().claimPrimitives().refuse(OpKind.MATMUL,
+        Capabilities plainOnly = Capabilities.builder().claimPrimitives().refuse(OpKind.MATMUL, "plain matmul only",
                 (op, in) -> op instanceof Op.MatMul m && (m.transA() || m.transB()) ? "no transposed matmul" : null)
                 .build();
         for (Graph g : List.of(CompositeGraphs.fusedMatMul(DType.F32, true, true),
@@ -193,7 +193,7 @@ class DecomposeTest {
     @Test
     void halfComposite_withoutCasts_decomposesInItsOwnDtype() {
         Capabilities noCasts = Capabilities.builder().claimPrimitives()
-                .refuse(OpKind.CAST, (op, in) -> "no cast kernel").build();
+                .refuse(OpKind.CAST, "no casts", (op, in) -> "no cast kernel").build();
         Graph g = CompositeGraphs.unaryOn(DType.F16, "softmax", x -> x.graph().softmax(x, 1), 3, 5);
         Graph out = new Decompose(noCasts).apply(g);
         assertEquals(0, count(out, OpKind.CAST));
