@@ -1,14 +1,13 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
 import dev.rlx.ir.RlxException;
-import dev.rlx.runtime.Device;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 
 /**
- * A GPU control call (power cap, locked clocks, fan) that did not happen, and why. The message names the device and
+ * A GPU control call (power cap, locked clocks, fan) that did not happen, and why. The message names the GPU and
  * says what to do (e.g. run as root); {@link #kind()} lets callers branch without parsing it.
  */
 public final class ThermalException extends RlxException {
@@ -20,7 +19,7 @@ public final class ThermalException extends RlxException {
         LIBRARY_MISSING,
         /** No GPU with that index. */
         NO_SUCH_DEVICE,
-        /** The device, its driver or RLX does not offer this knob (e.g. locked clocks on ROCm, fans on a passive card). */
+        /** The device, its driver or RLX does not offer this knob (e.g. locked clocks on AMD, fans on a passive card). */
         UNSUPPORTED,
         /** The driver refused: the knob needs root. */
         PERMISSION_DENIED,
@@ -31,18 +30,18 @@ public final class ThermalException extends RlxException {
     }
 
     private final Kind kind;
-    private final Device device;
+    private final GpuVendor vendor;
     private final int index;
     private final Integer code;
     private final Double requested;
     private final Double min;
     private final Double max;
 
-    private ThermalException(Kind kind, Device device, int index, String message, Integer code, Double requested,
+    private ThermalException(Kind kind, GpuVendor vendor, int index, String message, Integer code, Double requested,
             Double min, Double max) {
         super(message);
         this.kind = Objects.requireNonNull(kind);
-        this.device = device;
+        this.vendor = vendor;
         this.index = index;
         this.code = code;
         this.requested = requested;
@@ -51,39 +50,38 @@ public final class ThermalException extends RlxException {
     }
 
     /** A refusal with a reason; {@code action} reads like "set the power cap". */
-    static ThermalException of(Kind kind, Device device, int index, String action, String reason) {
-        return new ThermalException(kind, device, index, message(kind, device, index, action, reason), null, null, null, null);
+    static ThermalException of(Kind kind, GpuVendor vendor, int index, String action, String reason) {
+        return new ThermalException(kind, vendor, index, message(kind, vendor, index, action, reason), null, null, null, null);
     }
 
     /** A vendor status other than success; {@code kind} is the vendor's mapping of {@code code}. */
-    static ThermalException driver(Kind kind, Device device, int index, String action, String library, int code,
+    static ThermalException driver(Kind kind, GpuVendor vendor, int index, String action, String library, int code,
             String text) {
         String reason = library + " returned \"" + text + "\" (code " + code + ")";
-        return new ThermalException(kind, device, index, message(kind, device, index, action, reason), code, null, null, null);
+        return new ThermalException(kind, vendor, index, message(kind, vendor, index, action, reason), code, null, null, null);
     }
 
     /** A value outside {@code [min, max]} (in {@code unit}), rejected before the driver is called. */
-    static ThermalException outOfRange(Device device, int index, String action, double requested, double min, double max,
+    static ThermalException outOfRange(GpuVendor vendor, int index, String action, double requested, double min, double max,
             String unit) {
         String reason = String.format(Locale.ROOT, "%.0f %s is outside the allowed range %.0f..%.0f %s",
                 requested, unit, min, max, unit);
-        return new ThermalException(Kind.OUT_OF_RANGE, device, index, message(Kind.OUT_OF_RANGE, device, index, action, reason),
+        return new ThermalException(Kind.OUT_OF_RANGE, vendor, index, message(Kind.OUT_OF_RANGE, vendor, index, action, reason),
                 null, requested, min, max);
     }
 
-    private static String message(Kind kind, Device device, int index, String action, String reason) {
-        String what = device == Device.CUDA || device == Device.ROCM ? " GPU " : " device ";
+    private static String message(Kind kind, GpuVendor vendor, int index, String action, String reason) {
         String advice = kind == Kind.PERMISSION_DENIED ? "; this needs root: run as root or with sudo" : "";
-        return "cannot " + action + " on " + device.displayName() + what + index + ": " + reason + advice;
+        return "cannot " + action + " on " + vendor.displayName() + " GPU " + index + ": " + reason + advice;
     }
 
     public Kind kind() {
         return kind;
     }
 
-    /** The device the call was for. */
-    public Device device() {
-        return device;
+    /** The maker of the GPU the call was for. */
+    public GpuVendor vendor() {
+        return vendor;
     }
 
     /** The GPU index the call was for. */

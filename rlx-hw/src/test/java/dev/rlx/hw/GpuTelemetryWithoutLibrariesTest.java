@@ -1,12 +1,11 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
-import static dev.rlx.runtime.hw.Refusals.refused;
+import static dev.rlx.hw.Refusals.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.rlx.runtime.Device;
-import dev.rlx.runtime.hw.ThermalException.Kind;
+import dev.rlx.hw.ThermalException.Kind;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,7 +19,7 @@ class GpuTelemetryWithoutLibrariesTest {
     @Test
     void readings_areEmpty() {
         assertEquals(List.of(), t.allGpuThermal());
-        for (Device d : Device.values()) {
+        for (GpuVendor d : GpuVendor.values()) {
             assertEquals(Optional.empty(), t.deviceThermal(d, 0), d.toString());
             assertEquals(0, t.deviceCount(d), d.toString());
         }
@@ -29,32 +28,23 @@ class GpuTelemetryWithoutLibrariesTest {
 
     @Test
     void everyControl_isLibraryMissingWithAdvice() {
-        for (Device d : List.of(Device.CUDA, Device.ROCM)) {
+        for (GpuVendor d : GpuVendor.values()) {
             List<Executable> calls = List.of(() -> t.powerCapRange(d, 0), () -> t.setPowerCap(d, 0, 100),
                     () -> t.resetPowerCap(d, 0), () -> t.setFanPercent(d, 0, 50), () -> t.resetFan(d, 0));
             for (Executable c : calls) {
                 ThermalException e = refused(Kind.LIBRARY_MISSING, c);
-                String env = d == Device.CUDA ? GpuTelemetry.NVML_ENV : GpuTelemetry.ROCM_SMI_ENV;
+                String env = d == GpuVendor.NVIDIA ? GpuTelemetry.NVML_ENV : GpuTelemetry.ROCM_SMI_ENV;
                 assertTrue(e.getMessage().contains(env) && e.getMessage().contains("/nonexistent/"), e.getMessage());
             }
         }
-        refused(Kind.LIBRARY_MISSING, () -> t.setLockedClocks(Device.CUDA, 0, 100, 200));
-        refused(Kind.LIBRARY_MISSING, () -> t.resetLockedClocks(Device.CUDA, 0));
+        refused(Kind.LIBRARY_MISSING, () -> t.setLockedClocks(GpuVendor.NVIDIA, 0, 100, 200));
+        refused(Kind.LIBRARY_MISSING, () -> t.resetLockedClocks(GpuVendor.NVIDIA, 0));
     }
 
     @Test
-    void rocmClockLock_isUnsupportedEvenWithoutTheLibrary() {
-        refused(Kind.UNSUPPORTED, () -> t.setLockedClocks(Device.ROCM, 0, 100, 200));
-        refused(Kind.UNSUPPORTED, () -> t.resetLockedClocks(Device.ROCM, 0));
-    }
-
-    @Test
-    void nonGpuDevices_areUnsupported() {
-        for (Device d : List.of(Device.CPU, Device.METAL, Device.VULKAN)) {
-            ThermalException e = refused(Kind.UNSUPPORTED, () -> t.setPowerCap(d, 0, 100));
-            assertTrue(e.getMessage().contains(d.displayName() + " device 0"), e.getMessage());
-            refused(Kind.UNSUPPORTED, () -> t.resetFan(d, 0));
-        }
+    void amdClockLock_isUnsupportedEvenWithoutTheLibrary() {
+        refused(Kind.UNSUPPORTED, () -> t.setLockedClocks(GpuVendor.AMD, 0, 100, 200));
+        refused(Kind.UNSUPPORTED, () -> t.resetLockedClocks(GpuVendor.AMD, 0));
     }
 
     @Test

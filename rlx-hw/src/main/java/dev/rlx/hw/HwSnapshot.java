@@ -1,4 +1,4 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;

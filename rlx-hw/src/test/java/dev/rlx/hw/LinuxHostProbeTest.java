@@ -1,10 +1,10 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.rlx.runtime.hw.HwSnapshot.Cache;
-import dev.rlx.runtime.hw.HwSnapshot.NumaNode;
+import dev.rlx.hw.HwSnapshot.Cache;
+import dev.rlx.hw.HwSnapshot.NumaNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

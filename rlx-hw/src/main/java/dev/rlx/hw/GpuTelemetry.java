@@ -1,7 +1,6 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
-import dev.rlx.runtime.Device;
-import dev.rlx.runtime.hw.ThermalException.Kind;
+import dev.rlx.hw.ThermalException.Kind;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,7 +11,7 @@ import java.util.Optional;
 
 /**
  * GPU sensors and power, clock and fan knobs, through the vendors' management libraries called with FFM: NVML for
- * NVIDIA ({@link Device#CUDA}) and ROCm SMI for AMD ({@link Device#ROCM}).
+ * NVIDIA ({@link GpuVendor#NVIDIA}) and ROCm SMI for AMD ({@link GpuVendor#AMD}).
  *
  * <p>Reading is unprivileged and never throws: without a GPU or a library the lists are empty. A library is loaded
  * and initialised on first use, once. The control methods need root, as the drivers decide; they throw
@@ -86,19 +85,17 @@ public final class GpuTelemetry {
 
     // ---- reading ----
 
-    /** GPUs of {@code device} that the vendor library sees; 0 for other devices or when the library is missing. */
-    public int deviceCount(Device device) {
-        GpuTelemetryProvider p = providerOrNull(device);
-        return p == null ? 0 : p.deviceCount();
+    /** GPUs of {@code vendor} that its library sees; 0 when the library is missing. */
+    public int deviceCount(GpuVendor vendor) {
+        return provider(vendor).deviceCount();
     }
 
-    /** A reading of one GPU; empty when {@code device} is not CUDA or ROCm, the library is missing, or no such index. */
-    public Optional<GpuThermal> deviceThermal(Device device, int index) {
-        GpuTelemetryProvider p = providerOrNull(device);
-        return p == null ? Optional.empty() : p.thermal(index);
+    /** A reading of one GPU; empty when the vendor's library is missing or there is no such index. */
+    public Optional<GpuThermal> deviceThermal(GpuVendor vendor, int index) {
+        return provider(vendor).thermal(index);
     }
 
-    /** A reading of every GPU: CUDA devices first, then ROCm, each by index. Empty when there are none. */
+    /** A reading of every GPU: NVIDIA's first, then AMD's, each by index. Empty when there are none. */
     public List<GpuThermal> allGpuThermal() {
         List<GpuThermal> out = new ArrayList<>(nvml.all());
         out.addAll(rocm.all());
@@ -119,9 +116,9 @@ public final class GpuTelemetry {
     // ---- control (root only) ----
 
     /** The range the power cap of a GPU may be set in. */
-    public PowerRange powerCapRange(Device device, int index) {
+    public PowerRange powerCapRange(GpuVendor vendor, int index) {
         String action = "read the power cap range";
-        return controllable(device, index, action).powerCapRange(index, action);
+        return controllable(vendor, index, action).powerCapRange(index, action);
     }
 
     /**
@@ -130,83 +127,78 @@ public final class GpuTelemetry {
      *
      * @throws ThermalException {@code OUT_OF_RANGE} with the range, {@code PERMISSION_DENIED} when not root, ...
      */
-    public void setPowerCap(Device device, int index, double watts) {
+    public void setPowerCap(GpuVendor vendor, int index, double watts) {
         String action = String.format(Locale.ROOT, "set the power cap to %.1f W", watts);
-        GpuTelemetryProvider p = controllable(device, index, action);
+        GpuTelemetryProvider p = controllable(vendor, index, action);
         PowerRange r = p.powerCapRange(index, action);
         if (!(watts >= r.minW() - POWER_CAP_TOLERANCE_W && watts <= r.maxW() + POWER_CAP_TOLERANCE_W)) {
-            throw ThermalException.outOfRange(device, index, action, watts, r.minW(), r.maxW(), "W");
+            throw ThermalException.outOfRange(vendor, index, action, watts, r.minW(), r.maxW(), "W");
         }
         p.setPowerCap(index, Math.clamp(watts, r.minW(), r.maxW()), action);
     }
 
     /** Restores a GPU's default power cap. */
-    public void resetPowerCap(Device device, int index) {
+    public void resetPowerCap(GpuVendor vendor, int index) {
         String action = "reset the power cap";
-        controllable(device, index, action).resetPowerCap(index, action);
+        controllable(vendor, index, action).resetPowerCap(index, action);
     }
 
     /**
-     * Locks a GPU's graphics clock into {@code [minMhz, maxMhz]}. NVIDIA only: ROCm devices throw
+     * Locks a GPU's graphics clock into {@code [minMhz, maxMhz]}. NVIDIA only: AMD GPUs throw
      * {@code UNSUPPORTED}.
      *
      * @throws IllegalArgumentException when {@code minMhz} is negative or above {@code maxMhz}
      */
-    public void setLockedClocks(Device device, int index, int minMhz, int maxMhz) {
+    public void setLockedClocks(GpuVendor vendor, int index, int minMhz, int maxMhz) {
         if (minMhz < 0 || minMhz > maxMhz) {
             throw new IllegalArgumentException("locked clocks need 0 <= min <= max, got min " + minMhz
                     + " MHz and max " + maxMhz + " MHz");
         }
         String action = "lock the clocks to " + minMhz + ".." + maxMhz + " MHz";
-        nvidiaOnly(device, index, action).setLockedClocks(index, minMhz, maxMhz, action);
+        nvidiaOnly(vendor, index, action).setLockedClocks(index, minMhz, maxMhz, action);
     }
 
     /** Lets the driver choose a GPU's clocks again. NVIDIA only. */
-    public void resetLockedClocks(Device device, int index) {
+    public void resetLockedClocks(GpuVendor vendor, int index) {
         String action = "reset the locked clocks";
-        nvidiaOnly(device, index, action).resetLockedClocks(index, action);
+        nvidiaOnly(vendor, index, action).resetLockedClocks(index, action);
     }
 
     /** Sets every fan of a GPU to {@code percent} of its maximum, taking it off automatic control. */
-    public void setFanPercent(Device device, int index, int percent) {
+    public void setFanPercent(GpuVendor vendor, int index, int percent) {
         String action = "set the fan speed to " + percent + " %";
         if (percent < 0 || percent > 100) {
-            throw ThermalException.outOfRange(device, index, action, percent, 0, 100, "%");
+            throw ThermalException.outOfRange(vendor, index, action, percent, 0, 100, "%");
         }
-        controllable(device, index, action).setFanPercent(index, percent, action);
+        controllable(vendor, index, action).setFanPercent(index, percent, action);
     }
 
     /** Returns a GPU's fans to automatic control. */
-    public void resetFan(Device device, int index) {
+    public void resetFan(GpuVendor vendor, int index) {
         String action = "reset the fan";
-        controllable(device, index, action).resetFan(index, action);
+        controllable(vendor, index, action).resetFan(index, action);
     }
 
-    private GpuTelemetryProvider providerOrNull(Device device) {
-        return switch (Objects.requireNonNull(device, "device")) {
-            case CUDA -> nvml;
-            case ROCM -> rocm;
-            default -> null;
+    private GpuTelemetryProvider provider(GpuVendor vendor) {
+        return switch (Objects.requireNonNull(vendor, "vendor")) {
+            case NVIDIA -> nvml;
+            case AMD -> rocm;
         };
     }
 
-    /** The provider of an existing device, or the reason there is none. */
-    private GpuTelemetryProvider controllable(Device device, int index, String action) {
-        GpuTelemetryProvider p = providerOrNull(device);
-        if (p == null) {
-            throw ThermalException.of(Kind.UNSUPPORTED, device, index, action,
-                    "only CUDA (NVML) and ROCm (ROCm SMI) GPUs have these controls");
-        }
+    /** The provider of an existing GPU, or the reason there is none. */
+    private GpuTelemetryProvider controllable(GpuVendor vendor, int index, String action) {
+        GpuTelemetryProvider p = provider(vendor);
         p.requireDevice(index, action);
         return p;
     }
 
-    private NvmlProvider nvidiaOnly(Device device, int index, String action) {
-        if (device != Device.CUDA) {
-            throw ThermalException.of(Kind.UNSUPPORTED, device, index, action,
+    private NvmlProvider nvidiaOnly(GpuVendor vendor, int index, String action) {
+        if (vendor != GpuVendor.NVIDIA) {
+            throw ThermalException.of(Kind.UNSUPPORTED, vendor, index, action,
                     "locked clocks are an NVIDIA (NVML) control; ROCm SMI has no equivalent RLX uses");
         }
-        controllable(device, index, action);
+        controllable(vendor, index, action);
         return nvml;
     }
 }

@@ -1,11 +1,10 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import dev.rlx.runtime.Device;
-import dev.rlx.runtime.hw.ThermalException.Kind;
+import dev.rlx.hw.ThermalException.Kind;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -63,7 +62,7 @@ final class RocmSmiProvider extends GpuTelemetryProvider {
     private Api api; // set once by bind(), under the base class's lock
 
     RocmSmiProvider(List<String> candidates) {
-        super(Device.ROCM, "ROCm SMI", candidates, "install ROCm (rocm-smi-lib), or set "
+        super(GpuVendor.AMD, "ROCm SMI", candidates, "install ROCm (rocm-smi-lib), or set "
                 + GpuTelemetry.ROCM_SMI_ENV + " (or -D" + GpuTelemetry.ROCM_SMI_PROPERTY + ") to librocm_smi64.so's path");
     }
 
@@ -133,7 +132,7 @@ final class RocmSmiProvider extends GpuTelemetryProvider {
             Long cap = NativeLibrary.nonNegative64(NativeLibrary.out(a, api.cap(), JAVA_LONG, index, 0));
             Long busy = NativeLibrary.u32(NativeLibrary.out(a, api.busy(), JAVA_INT, index));
             Long memBusy = NativeLibrary.u32(NativeLibrary.out(a, api.memBusy(), JAVA_INT, index));
-            return new GpuThermal(Device.ROCM, index, name, celsius(a, index, TEMP_TYPE_EDGE),
+            return new GpuThermal(GpuVendor.AMD, index, name, celsius(a, index, TEMP_TYPE_EDGE),
                     celsius(a, index, TEMP_TYPE_JUNCTION), celsius(a, index, TEMP_TYPE_MEMORY), watts(power), watts(cap),
                     null, null, fanPercent(a, index), NativeLibrary.asInt(busy), NativeLibrary.asInt(memBusy));
         }
@@ -169,7 +168,7 @@ final class RocmSmiProvider extends GpuTelemetryProvider {
             long lo = min.get(JAVA_LONG, 0);
             long hi = max.get(JAVA_LONG, 0);
             if (lo < 0 || lo > hi) {
-                throw ThermalException.of(Kind.DRIVER, device, index, action,
+                throw ThermalException.of(Kind.DRIVER, vendor, index, action,
                         "ROCm SMI reported a power range " + Long.toUnsignedString(lo) + ".." + Long.toUnsignedString(hi) + " uW");
             }
             return new GpuTelemetry.PowerRange(lo / 1e6, hi / 1e6);

@@ -1,4 +1,4 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
 import java.util.Collection;
 import java.util.List;

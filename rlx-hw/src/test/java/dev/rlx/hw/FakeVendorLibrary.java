@@ -1,4 +1,4 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;

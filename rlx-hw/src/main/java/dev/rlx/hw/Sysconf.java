@@ -1,4 +1,4 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;

@@ -1,4 +1,4 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.rlx.runtime.hw.HwSnapshot.Cache;
-import dev.rlx.runtime.hw.HwSnapshot.Thermal;
+import dev.rlx.hw.HwSnapshot.Cache;
+import dev.rlx.hw.HwSnapshot.Thermal;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

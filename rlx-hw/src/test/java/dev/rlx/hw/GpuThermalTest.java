@@ -1,15 +1,14 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.rlx.runtime.Device;
 import java.util.OptionalDouble;
 import org.junit.jupiter.api.Test;
 
 class GpuThermalTest {
     private static GpuThermal power(Double w, Double cap) {
-        return new GpuThermal(Device.CUDA, 0, "g", null, null, null, w, cap, null, null, null, null, null);
+        return new GpuThermal(GpuVendor.NVIDIA, 0, "g", null, null, null, w, cap, null, null, null, null, null);
     }
 
     @Test
@@ -29,7 +28,7 @@ class GpuThermalTest {
     }
 
     @Test
-    void device_isRequired() {
+    void vendor_isRequired() {
         assertThrows(NullPointerException.class,
                 () -> new GpuThermal(null, 0, null, null, null, null, null, null, null, null, null, null, null));
     }

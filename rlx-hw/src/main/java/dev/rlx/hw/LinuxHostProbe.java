@@ -1,7 +1,7 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
-import dev.rlx.runtime.hw.HwSnapshot.Cache;
-import dev.rlx.runtime.hw.HwSnapshot.NumaNode;
+import dev.rlx.hw.HwSnapshot.Cache;
+import dev.rlx.hw.HwSnapshot.NumaNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;

@@ -1,10 +1,9 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import dev.rlx.runtime.Device;
-import dev.rlx.runtime.hw.ThermalException.Kind;
+import dev.rlx.hw.ThermalException.Kind;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
@@ -65,7 +64,7 @@ final class NvmlProvider extends GpuTelemetryProvider {
     private Api api; // set once by bind(), under the base class's lock
 
     NvmlProvider(List<String> candidates) {
-        super(Device.CUDA, "NVML", candidates, "install the NVIDIA driver, or set "
+        super(GpuVendor.NVIDIA, "NVML", candidates, "install the NVIDIA driver, or set "
                 + GpuTelemetry.NVML_ENV + " (or -D" + GpuTelemetry.NVML_PROPERTY + ") to libnvidia-ml.so's path");
     }
 
@@ -132,7 +131,7 @@ final class NvmlProvider extends GpuTelemetryProvider {
             Long fan = NativeLibrary.u32(NativeLibrary.out(a, api.fanSpeed(), JAVA_INT, h));
             // nvmlUtilization_t { unsigned int gpu; unsigned int memory; }
             MemorySegment util = NativeLibrary.out(a, api.utilization(), MemoryLayout.sequenceLayout(2, JAVA_INT), h);
-            return new GpuThermal(Device.CUDA, index, name, temp == null ? null : temp.doubleValue(), null, null,
+            return new GpuThermal(GpuVendor.NVIDIA, index, name, temp == null ? null : temp.doubleValue(), null, null,
                     watts(powerMw), watts(capMw), NativeLibrary.asInt(sm), NativeLibrary.asInt(mem), NativeLibrary.asInt(fan),
                     util == null ? null : NativeLibrary.asInt(Integer.toUnsignedLong(util.getAtIndex(JAVA_INT, 0))),
                     util == null ? null : NativeLibrary.asInt(Integer.toUnsignedLong(util.getAtIndex(JAVA_INT, 1))));
@@ -150,7 +149,7 @@ final class NvmlProvider extends GpuTelemetryProvider {
             long lo = Integer.toUnsignedLong(min.get(JAVA_INT, 0));
             long hi = Integer.toUnsignedLong(max.get(JAVA_INT, 0));
             if (lo > hi) {
-                throw ThermalException.of(Kind.DRIVER, device, index, action,
+                throw ThermalException.of(Kind.DRIVER, vendor, index, action,
                         "NVML reported a power range whose minimum " + lo + " mW exceeds its maximum " + hi + " mW");
             }
             return new GpuTelemetry.PowerRange(lo / 1000.0, hi / 1000.0);
@@ -217,7 +216,7 @@ final class NvmlProvider extends GpuTelemetryProvider {
             check(NativeLibrary.call(num, h, n), index, action);
             int fans = n.get(JAVA_INT, 0);
             if (fans <= 0 || fans > 64) {
-                throw ThermalException.of(Kind.UNSUPPORTED, device, index, action,
+                throw ThermalException.of(Kind.UNSUPPORTED, vendor, index, action,
                         fans == 0 ? "the board has no fans NVML can drive" : "NVML reported " + Integer.toUnsignedString(fans) + " fans");
             }
             for (int fan = 0; fan < fans; fan++) {
@@ -231,7 +230,7 @@ final class NvmlProvider extends GpuTelemetryProvider {
         MemorySegment out = a.allocate(ADDRESS);
         int st = NativeLibrary.call(api.handle(), index, out);
         if (st == ERROR_INVALID_ARGUMENT || st == ERROR_NOT_FOUND) {
-            throw ThermalException.of(Kind.NO_SUCH_DEVICE, device, index, action,
+            throw ThermalException.of(Kind.NO_SUCH_DEVICE, vendor, index, action,
                     "NVML has no device " + index + " (" + statusText(st) + ")");
         }
         check(st, index, action);

@@ -1,6 +1,5 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
-import dev.rlx.runtime.Device;
 import java.util.Objects;
 import java.util.OptionalDouble;
 
@@ -8,7 +7,7 @@ import java.util.OptionalDouble;
  * One reading of a GPU's sensors. Every reading is optional: a sensor the board or driver lacks is {@code null},
  * never 0 (a fanless card has no fan speed, not a stopped fan).
  *
- * @param device         {@link Device#CUDA} (read through NVML) or {@link Device#ROCM} (read through ROCm SMI)
+ * @param vendor         {@link GpuVendor#NVIDIA} (read through NVML) or {@link GpuVendor#AMD} (read through ROCm SMI)
  * @param index          the vendor library's device index
  * @param name           the product name
  * @param tempC          the main GPU temperature (NVML's GPU sensor, ROCm's edge sensor), degrees Celsius
@@ -22,12 +21,12 @@ import java.util.OptionalDouble;
  * @param utilPercent    percent of time the GPU was busy over the driver's last sample period
  * @param memUtilPercent percent of time device memory was being read or written
  */
-public record GpuThermal(Device device, int index, String name, Double tempC, Double hotspotC, Double memTempC,
+public record GpuThermal(GpuVendor vendor, int index, String name, Double tempC, Double hotspotC, Double memTempC,
         Double powerW, Double powerCapW, Integer smClockMhz, Integer memClockMhz, Integer fanPercent,
         Integer utilPercent, Integer memUtilPercent) {
 
     public GpuThermal {
-        Objects.requireNonNull(device, "device");
+        Objects.requireNonNull(vendor, "vendor");
     }
 
     /**

@@ -1,4 +1,4 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;

@@ -1,9 +1,9 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.rlx.runtime.hw.HwSnapshot.Cache;
-import dev.rlx.runtime.hw.HwSnapshot.Thermal;
+import dev.rlx.hw.HwSnapshot.Cache;
+import dev.rlx.hw.HwSnapshot.Thermal;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

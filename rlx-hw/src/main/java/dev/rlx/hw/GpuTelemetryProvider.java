@@ -1,7 +1,6 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
-import dev.rlx.runtime.Device;
-import dev.rlx.runtime.hw.ThermalException.Kind;
+import dev.rlx.hw.ThermalException.Kind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -12,7 +11,7 @@ import java.util.Optional;
  * {@link ThermalException}.
  */
 abstract sealed class GpuTelemetryProvider permits NvmlProvider, RocmSmiProvider {
-    final Device device;
+    final GpuVendor vendor;
     /** The library's usual name, e.g. "NVML". */
     final String library;
     private final List<String> candidates;
@@ -29,8 +28,8 @@ abstract sealed class GpuTelemetryProvider permits NvmlProvider, RocmSmiProvider
      * @param candidates    paths or names to load, first that loads wins
      * @param missingAdvice what to do when none loads, e.g. "install the NVIDIA driver or set RLX_NVML_LIBRARY"
      */
-    GpuTelemetryProvider(Device device, String library, List<String> candidates, String missingAdvice) {
-        this.device = device;
+    GpuTelemetryProvider(GpuVendor vendor, String library, List<String> candidates, String missingAdvice) {
+        this.vendor = vendor;
         this.library = library;
         this.candidates = List.copyOf(candidates);
         this.missingAdvice = missingAdvice;
@@ -135,11 +134,11 @@ abstract sealed class GpuTelemetryProvider permits NvmlProvider, RocmSmiProvider
     final void requireDevice(int index, String action) {
         Opened o = open();
         if (o.failure() != null) {
-            throw ThermalException.of(o.failure(), device, index, action, o.detail());
+            throw ThermalException.of(o.failure(), vendor, index, action, o.detail());
         }
         int n = deviceCount();
         if (index < 0 || index >= n) {
-            throw ThermalException.of(Kind.NO_SUCH_DEVICE, device, index, action,
+            throw ThermalException.of(Kind.NO_SUCH_DEVICE, vendor, index, action,
                     "no such device (" + library + " sees " + n + (n == 1 ? " GPU" : " GPUs") + ")");
         }
     }
@@ -147,14 +146,14 @@ abstract sealed class GpuTelemetryProvider permits NvmlProvider, RocmSmiProvider
     /** Throws for a status other than success. */
     final void check(int status, int index, String action) {
         if (status != 0) {
-            throw ThermalException.driver(kindOf(status), device, index, action, library, status, statusText(status));
+            throw ThermalException.driver(kindOf(status), vendor, index, action, library, status, statusText(status));
         }
     }
 
     /** Throws {@link Kind#UNSUPPORTED} when this release of the library lacks a function. */
     final <T> T require(T function, String symbol, int index, String action) {
         if (function == null) {
-            throw ThermalException.of(Kind.UNSUPPORTED, device, index, action,
+            throw ThermalException.of(Kind.UNSUPPORTED, vendor, index, action,
                     "this " + library + " has no " + symbol + " (the driver is too old)");
         }
         return function;

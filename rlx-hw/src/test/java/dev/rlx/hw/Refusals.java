@@ -1,9 +1,9 @@
-package dev.rlx.runtime.hw;
+package dev.rlx.hw;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.rlx.runtime.hw.ThermalException.Kind;
+import dev.rlx.hw.ThermalException.Kind;
 import org.junit.jupiter.api.function.Executable;
 
 /** Assertions on GPU control calls that must be refused. */
