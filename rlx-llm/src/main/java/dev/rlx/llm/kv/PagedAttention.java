@@ -1,5 +1,6 @@
 package dev.rlx.llm.kv;
 
+import dev.rlx.ir.quant.BlockFormat;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.Locale;
@@ -206,7 +207,7 @@ public final class PagedAttention {
             Arrays.fill(max, 0, rows, Double.NEGATIVE_INFINITY);
             Arrays.fill(sum, 0, rows, 0);
             Arrays.fill(acc, 0, rows * headDim, 0f);
-            BlockCodec codec = cache.codec(layer);
+            BlockFormat format = cache.format(layer);
             long headAt = kh * tpb * cache.headRowBytes(layer);
             long keysBytes = cache.keysBytes(layer);
             int lastKey = base + p1 - 1;
@@ -215,8 +216,8 @@ public final class PagedAttention {
                 int b = s.table[bi];
                 MemorySegment seg = cache.segment(layer, b);
                 long at = cache.offset(layer, b) + headAt;
-                codec.decode(seg, at, keys, 0, tn * headDim); // this head's rows are contiguous in the block
-                codec.decode(seg, at + keysBytes, vals, 0, tn * headDim);
+                format.decode(seg, at, keys, 0, tn * headDim); // this head's rows are contiguous in the block
+                format.decode(seg, at + keysBytes, vals, 0, tn * headDim);
                 for (int p = p0; p < p1; p++) {
                     int visible = Math.min(tn, base + p - t0 + 1);
                     if (visible <= 0) {

@@ -1,5 +1,6 @@
 package dev.rlx.llm.kv;
 
+import dev.rlx.ir.quant.BlockFormat;
 import dev.rlx.llm.kv.KvCacheException.Reason;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -32,7 +33,7 @@ public final class PagedKvCache implements AutoCloseable {
     private final int kvHeads;
     private final int headDim;
     private final int tokenValues; // kvHeads * headDim: floats per token in a K or V array
-    private final BlockCodec[] codecs; // (layers)
+    private final BlockFormat[] formats; // (layers)
     private final long[] headRowBytes; // (layers)
     private final long[] keysBytes; // (layers) bytes of the key half of a block: kvHeads * tpb * headRowBytes
     private final BlockAllocator allocator;
@@ -52,11 +53,11 @@ public final class PagedKvCache implements AutoCloseable {
         this.headDim = config.headDim();
         this.tokenValues = kvHeads * headDim;
         int layers = config.layers();
-        codecs = new BlockCodec[layers];
+        formats = new BlockFormat[layers];
         headRowBytes = new long[layers];
         keysBytes = new long[layers];
         for (int l = 0; l < layers; l++) {
-            codecs[l] = config.storage(l).codec();
+            formats[l] = config.storage(l).format();
             headRowBytes[l] = config.headRowBytes(l);
             keysBytes[l] = kvHeads * tpb * headRowBytes[l];
         }
@@ -224,7 +225,7 @@ public final class PagedKvCache implements AutoCloseable {
                         s.table[i], allocator.refCount(s.table[i]) - 1));
             }
         }
-        BlockCodec codec = codecs[layer];
+        BlockFormat format = formats[layer];
         for (int t = 0; t < n; t++) {
             int p = pos + t;
             int b = s.table[p / tpb];
@@ -233,8 +234,8 @@ public final class PagedKvCache implements AutoCloseable {
             for (int h = 0; h < kvHeads; h++) {
                 long at = row + (long) h * tpb * headRowBytes[layer];
                 int src = t * tokenValues + h * headDim;
-                codec.encode(k, kOff + src, seg, at, headDim);
-                codec.encode(v, vOff + src, seg, at + keysBytes[layer], headDim);
+                format.encode(k, kOff + src, seg, at, headDim);
+                format.encode(v, vOff + src, seg, at + keysBytes[layer], headDim);
             }
         }
     }
@@ -247,7 +248,7 @@ public final class PagedKvCache implements AutoCloseable {
      */
     public void read(KvSequence s, int layer, int pos, int n, float[] k, int kOff, float[] v, int vOff) {
         checkRows(s, layer, pos, n, k, kOff, v, vOff);
-        BlockCodec codec = codecs[layer];
+        BlockFormat format = formats[layer];
         for (int t = 0; t < n; t++) {
             int p = pos + t;
             int b = s.table[p / tpb];
@@ -256,8 +257,8 @@ public final class PagedKvCache implements AutoCloseable {
             for (int h = 0; h < kvHeads; h++) {
                 long at = row + (long) h * tpb * headRowBytes[layer];
                 int dst = t * tokenValues + h * headDim;
-                codec.decode(seg, at, k, kOff + dst, headDim);
-                codec.decode(seg, at + keysBytes[layer], v, vOff + dst, headDim);
+                format.decode(seg, at, k, kOff + dst, headDim);
+                format.decode(seg, at + keysBytes[layer], v, vOff + dst, headDim);
             }
         }
     }
@@ -358,8 +359,8 @@ public final class PagedKvCache implements AutoCloseable {
 
     // ---------------------------------------------------------------- for PagedAttention
 
-    BlockCodec codec(int layer) {
-        return codecs[layer];
+    BlockFormat format(int layer) {
+        return formats[layer];
     }
 
     MemorySegment segment(int layer, int block) {

@@ -35,9 +35,9 @@ class PagedKvCacheTest {
     /** What a layer of storage {@code s} gives back for {@code x}: each head row quantised and decoded. */
     static float[] stored(KvStorage s, float[] x) {
         byte[] bytes = new byte[(int) s.bytesFor(x.length)];
-        s.quantize(x, 0, x.length, MemorySegment.ofArray(bytes), 0);
+        s.format().encode(x, 0, MemorySegment.ofArray(bytes), 0, x.length);
         float[] y = new float[x.length];
-        s.dequantize(MemorySegment.ofArray(bytes), 0, x.length, y, 0);
+        s.format().decode(MemorySegment.ofArray(bytes), 0, y, 0, x.length);
         return y;
     }
 

@@ -1,4 +1,4 @@
-package dev.rlx.llm.kv;
+package dev.rlx.ir.quant;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,4 +1,4 @@
-package dev.rlx.llm.kv;
+package dev.rlx.ir.quant;
 
 import dev.rlx.ir.HalfFloats;
 import java.lang.foreign.MemorySegment;

@@ -1,9 +1,9 @@
-package dev.rlx.llm.kv;
+package dev.rlx.ir.quant;
 
 import java.lang.foreign.MemorySegment;
 
 /**
- * Encodes floats into one {@link KvStorage}'s byte blocks and back. A block holds {@link #blockElems()}
+ * Encodes floats into one {@link BlockFormat}'s byte blocks and back. A block holds {@link #blockElems()}
  * consecutive values in {@link #blockBytes()} bytes; {@code n} below is always a multiple of the block size
  * and callers have checked every bound, so implementations do no argument checks of their own.
  */

@@ -1,4 +1,4 @@
-package dev.rlx.llm.kv;
+package dev.rlx.ir.quant;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
