@@ -767,9 +767,9 @@ public sealed interface Op {
      * </ul>
      * The output is f32 {@code [T, numHeads, headDim]}. The operands' shapes are checked here; their data are
      * checked when the op runs, before anything is written, and a violation is a typed error: {@code 0 <= off[0]
-     * <= ... <= off[S] <= T}, {@code n <= kvLens[s] <= maxBlocks * tokensPerBlock} and every table entry read
-     * names an existing slot. {@code storage} is how the pools encode values; quantised formats need
-     * {@code headDim} to be a multiple of their block size.
+     * <= ... <= off[S] <= T}, {@code n <= kvLens[s] <= maxBlocks * tokensPerBlock}, and each row's first
+     * {@code ceil(kvLens[s] / tokensPerBlock)} entries name existing slots. {@code storage} is how the pools
+     * encode values; quantised formats need {@code headDim} to be a multiple of their block size.
      */
     record PagedAttention(int numHeads, int kvHeads, int headDim, int tokensPerBlock, BlockFormat storage,
                           float scale) implements Op {
