@@ -25,6 +25,8 @@ final class KvPools implements AutoCloseable {
     private final long[] blockBytes; // (layers) bytes of one block per layer
     private final MemorySegment[] ram; // (layers) ramSlots * blockBytes[l]
     private final MemorySegment[] file; // (layers) fileSlots * blockBytes[l], slices of the mapping
+    private final MemorySegment[] ramView; // (layers) read-only ram[l], exactly ramSlots * blockBytes[l]
+    private final MemorySegment[] fileView; // (layers) read-only file[l]; empty without spill
     private final SpillFile spill; // null without spill
     private final int[] slotOf; // (numBlocks) RAM slot s >= 0, file slot f as -(f + 1), or UNPLACED
     private final int[] ramFree; // (ramSlots) stack of free RAM slots
@@ -46,6 +48,8 @@ final class KvPools implements AutoCloseable {
         blockBytes = new long[layers];
         ram = new MemorySegment[layers];
         file = new MemorySegment[layers];
+        ramView = new MemorySegment[layers];
+        fileView = new MemorySegment[layers];
         try {
             spill = config.spill() == null ? null : SpillFile.open(config, arena);
             long fileAt = 0;
@@ -55,6 +59,8 @@ final class KvPools implements AutoCloseable {
                 long fileBytes = fileSlots * blockBytes[l];
                 file[l] = spill == null ? null : spill.data().asSlice(fileAt, fileBytes);
                 fileAt += fileBytes;
+                ramView[l] = ram[l].asSlice(0, ramSlots * blockBytes[l]).asReadOnly();
+                fileView[l] = file[l] == null ? MemorySegment.ofArray(new byte[0]).asReadOnly() : file[l].asReadOnly();
             }
         } catch (RuntimeException | OutOfMemoryError e) {
             arena.close();
@@ -120,6 +126,22 @@ final class KvPools implements AutoCloseable {
     long offset(int layer, int block) {
         int s = slotOf[block];
         return (s >= 0 ? s : -s - 1) * blockBytes[layer];
+    }
+
+    /** A read-only view of {@code layer}'s RAM slots, {@code ramSlots x blockBytes}. */
+    MemorySegment ramView(int layer) {
+        return ramView[layer];
+    }
+
+    /** A read-only view of {@code layer}'s file slots, {@code fileSlots x blockBytes}; empty without spill. */
+    MemorySegment fileView(int layer) {
+        return fileView[layer];
+    }
+
+    /** {@code block}'s slot: a RAM slot {@code s >= 0}, or file slot {@code f} as {@code -(f + 1)}. */
+    int slot(int block) {
+        assert slotOf[block] != UNPLACED : "block " + block + " has no slot";
+        return slotOf[block];
     }
 
     /** Copies every layer's bytes of block {@code from} over block {@code to} (copy-on-write). */

@@ -357,6 +357,52 @@ public final class PagedKvCache implements AutoCloseable {
         }
     }
 
+    // ---------------------------------------------------------------- for graphs (Op.PagedAttention)
+
+    /**
+     * {@code layer}'s in-memory blocks as {@code Op.PagedAttention} reads its {@code pool} operand:
+     * {@code config().ramBlocks() x config().blockBytes(layer)} bytes, each block keys then values, each
+     * {@code [kvHeads][tokensPerBlock][headRowBytes]}. A read-only view of the live pool: writes show through; do
+     * not use it after {@link #close()}.
+     */
+    public MemorySegment ramPool(int layer) {
+        requireOpen();
+        checkLayer(layer);
+        return pools.ramView(layer);
+    }
+
+    /**
+     * {@code layer}'s blocks in the spill file, as the op's {@code spill} operand: {@code config().fileBlocks() x
+     * config().blockBytes(layer)} bytes, read-only; empty without spill.
+     */
+    public MemorySegment spillPool(int layer) {
+        requireOpen();
+        checkLayer(layer);
+        return pools.fileView(layer);
+    }
+
+    /**
+     * Writes where each of {@code s}'s blocks lives, in table order, to {@code dst[dstOff ..]} in
+     * {@code Op.PagedAttention}'s block-table encoding: a block in memory as its slot of {@link #ramPool}, a
+     * spilled one as {@code -(slot + 1)} of {@link #spillPool}. Valid for every layer until the next
+     * {@link #append}, {@link #fork} or {@link #free} (an append may move the oldest block to the spill file).
+     *
+     * @return the number of entries written, {@code s.blockCount()}
+     * @throws KvCacheException for a freed or foreign sequence, or too little room in {@code dst}
+     */
+    public int slotTable(KvSequence s, int[] dst, int dstOff) {
+        check(s);
+        if (dstOff < 0 || dstOff > dst.length - s.blocks) {
+            throw new KvCacheException(Reason.BAD_ARGUMENT, String.format(Locale.ROOT,
+                    "[PagedKvCache] sequence %d has %d blocks; dst of %d from %d has no room", s.id, s.blocks,
+                    dst.length, dstOff));
+        }
+        for (int i = 0; i < s.blocks; i++) {
+            dst[dstOff + i] = pools.slot(s.table[i]);
+        }
+        return s.blocks;
+    }
+
     // ---------------------------------------------------------------- for PagedAttention
 
     BlockFormat format(int layer) {

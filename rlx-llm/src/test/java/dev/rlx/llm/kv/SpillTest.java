@@ -33,6 +33,81 @@ class SpillTest {
         return config(HEAD_DIM, ramBudgetBytes, dir.resolve("kv.spill"), KvCacheConfig.Spill.Mode.CREATE);
     }
 
+    /**
+     * {@code ramPool}, {@code spillPool} and {@code slotTable} are what a graph's paged attention reads: every token's
+     * head rows decode, at the slot the table names and the offset the block layout gives, to what {@code read}
+     * returns, for blocks in RAM and spilled ones alike.
+     */
+    @Test
+    void slotTableAndPools_locateEveryTokensRows() {
+        long budget = 3 * config(0).blockBytesAllLayers();
+        KvCacheConfig cfg = config(budget);
+        Random r = new Random(3);
+        int tokens = 100; // 7 blocks of 16: 3 in RAM, 4 spilled
+        int tpb = cfg.tokensPerBlock();
+        try (PagedKvCache c = new PagedKvCache(cfg)) {
+            KvSequence s = c.newSequence(1);
+            c.append(s, tokens);
+            for (int l = 0; l < 2; l++) {
+                float[] k = new float[tokens * ROW];
+                float[] v = new float[tokens * ROW];
+                for (int i = 0; i < k.length; i++) {
+                    k[i] = (float) r.nextGaussian();
+                    v[i] = (float) r.nextGaussian();
+                }
+                c.write(s, l, 0, tokens, k, 0, v, 0);
+            }
+            int[] table = new int[s.blockCount() + 2];
+            assertEquals(7, c.slotTable(s, table, 2));
+            int spilled = 0;
+            for (int l = 0; l < 2; l++) {
+                float[] k = new float[tokens * ROW];
+                float[] v = new float[tokens * ROW];
+                c.read(s, l, 0, tokens, k, 0, v, 0);
+                long blockBytes = cfg.blockBytes(l);
+                long rowBytes = cfg.headRowBytes(l);
+                assertEquals(cfg.ramBlocks() * blockBytes, c.ramPool(l).byteSize());
+                assertEquals(cfg.fileBlocks() * blockBytes, c.spillPool(l).byteSize());
+                float[] row = new float[HEAD_DIM];
+                for (int t = 0; t < tokens; t++) {
+                    int e = table[2 + t / tpb];
+                    var seg = e >= 0 ? c.ramPool(l) : c.spillPool(l);
+                    for (int kh = 0; kh < KV_HEADS; kh++) {
+                        long at = (e >= 0 ? e : -e - 1) * blockBytes + (kh * tpb + t % tpb) * rowBytes;
+                        for (int half = 0; half < 2; half++) {
+                            cfg.storage(l).format().decode(seg, at + half * blockBytes / 2, row, 0, HEAD_DIM);
+                            float[] want = half == 0 ? k : v;
+                            assertArrayEquals(java.util.Arrays.copyOfRange(want, t * ROW + kh * HEAD_DIM,
+                                    t * ROW + (kh + 1) * HEAD_DIM), row, "layer " + l + " token " + t + " head " + kh);
+                        }
+                    }
+                    spilled += l == 0 && t % tpb == 0 && e < 0 ? 1 : 0;
+                }
+            }
+            assertEquals(4, spilled);
+            assertTrue(c.ramPool(0).isReadOnly() && c.spillPool(1).isReadOnly());
+            KvCacheException e = assertThrows(KvCacheException.class, () -> c.slotTable(s, new int[8], 2));
+            assertEquals(KvCacheException.Reason.BAD_ARGUMENT, e.reason());
+            assertEquals(KvCacheException.Reason.OUT_OF_RANGE,
+                    assertThrows(KvCacheException.class, () -> c.ramPool(2)).reason());
+        }
+    }
+
+    @Test
+    void noSpill_spillPoolIsEmpty() {
+        try (PagedKvCache c = new PagedKvCache(KvCacheConfig.of(1, KV_HEADS, HEAD_DIM, 4, 8, KvStorage.F32))) {
+            assertEquals(0, c.spillPool(0).byteSize());
+            assertEquals(8 * c.config().blockBytes(0), c.ramPool(0).byteSize());
+            KvSequence s = c.newSequence(1);
+            c.append(s, 9);
+            int[] table = new int[3];
+            assertEquals(3, c.slotTable(s, table, 0));
+            for (int e : table) {
+                assertTrue(e >= 0 && e < 8, "RAM slot " + e);
+            }
+        }
+    }
+
     @Test
     void decode_moreHistoryThanRamBudget_readsBackAndAttends() {
         KvCacheConfig cfg = config(0);
