@@ -8,6 +8,10 @@ import jdk.incubator.vector.VectorSpecies;
  * The attention kernel's f32 row loops over heap arrays, on the Vector API with a scalar twin for tails (and
  * as the readable definition). Only arrays and offsets cross these methods, so no vector object escapes a
  * compiled loop and nothing is boxed.
+ *
+ * <p>Transitional: Vector API code belongs in backends. The same kernel now runs as the CPU backend's lowering of
+ * {@code Op.PagedAttention} on rlx-cpu's own row loops; once {@link PagedAttention} builds a graph with that op
+ * (pools bound by reference), this class and the kernel in {@code PagedAttention} go.
  */
 final class FloatRows {
     private FloatRows() {}

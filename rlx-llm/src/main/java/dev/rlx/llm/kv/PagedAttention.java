@@ -32,6 +32,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>One {@code forward} at a time per instance (it keeps per-call state); create one per thread otherwise.
  * The cache must not change during a call.
+ *
+ * <p>The same computation as a graph op is {@code Op.PagedAttention}, fed {@link PagedKvCache#ramPool},
+ * {@link PagedKvCache#spillPool} and {@link PagedKvCache#slotTable}; this class keeps its own kernel until pools
+ * can be bound to a compiled graph by reference.
  */
 public final class PagedAttention {
     /** Query rows (positions x heads of one group) that share one decoded block. */
