@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.rlx.cpu.blas.OpenBlas;
-import dev.rlx.runtime.hw.HwSnapshot;
+import dev.rlx.hw.HwSnapshot;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;

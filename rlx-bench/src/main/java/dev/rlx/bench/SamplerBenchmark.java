@@ -1,7 +1,7 @@
 package dev.rlx.bench;
 
-import dev.rlx.runtime.sample.SampleOpts;
-import dev.rlx.runtime.sample.SamplerChain;
+import dev.rlx.llm.sample.SampleOpts;
+import dev.rlx.llm.sample.SamplerChain;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,8 +1,9 @@
 package dev.rlx.cli;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.rlx.runtime.hw.GpuTelemetry;
-import dev.rlx.runtime.hw.GpuThermal;
+import dev.rlx.hw.GpuTelemetry;
+import dev.rlx.hw.GpuThermal;
+import dev.rlx.runtime.Device;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
@@ -96,7 +97,7 @@ final class GpuCommand implements Callable<Integer> {
         } else {
             TextTable t = new TextTable("GPU", "NAME", "TEMP", "HOTSPOT", "POWER", "CAP", "SM CLOCK", "MEM CLOCK", "FAN", "UTIL");
             for (GpuThermal g : gpus) {
-                t.row(g.device().label() + ":" + g.index(), g.name() == null ? "-" : g.name(), unit(g.tempC(), 0, "C"),
+                t.row(Device.of(g.vendor()).label() + ":" + g.index(), g.name() == null ? "-" : g.name(), unit(g.tempC(), 0, "C"),
                         unit(g.hotspotC(), 0, "C"), unit(g.powerW(), 1, "W"), unit(g.powerCapW(), 0, "W"),
                         unit(g.smClockMhz(), 0, "MHz"), unit(g.memClockMhz(), 0, "MHz"), unit(g.fanPercent(), 0, "%"),
                         unit(g.utilPercent(), 0, "%"));
@@ -115,7 +116,7 @@ final class GpuCommand implements Callable<Integer> {
         g.writeArrayFieldStart("gpus");
         for (GpuThermal t : gpus) {
             g.writeStartObject();
-            g.writeStringField("device", t.device().label());
+            g.writeStringField("device", Device.of(t.vendor()).label());
             g.writeNumberField("index", t.index());
             g.writeStringField("name", t.name());
             JsonOut.number(g, "temp_c", t.tempC());

@@ -1,10 +1,10 @@
 package dev.rlx.cli;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.rlx.runtime.hw.HwSnapshot;
-import dev.rlx.runtime.hw.HwSnapshot.Cache;
-import dev.rlx.runtime.hw.HwSnapshot.NumaNode;
-import dev.rlx.runtime.hw.HwSnapshot.Thermal;
+import dev.rlx.hw.HwSnapshot;
+import dev.rlx.hw.HwSnapshot.Cache;
+import dev.rlx.hw.HwSnapshot.NumaNode;
+import dev.rlx.hw.HwSnapshot.Thermal;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * rlx-runtime's fake NVML ({@code rlx-runtime/src/test/c/fake_nvml.c}, two canned GPUs) compiled for this module's
- * tests; the CLI only reads it, so none of rlx-runtime's test controls are needed here.
+ * rlx-hw's fake NVML ({@code rlx-hw/src/test/c/fake_nvml.c}, two canned GPUs) compiled for this module's
+ * tests; the CLI only reads it, so none of rlx-hw's test controls are needed here.
  */
 final class FakeNvml {
     private static Path path;
@@ -22,7 +22,7 @@ final class FakeNvml {
     static synchronized Path path() {
         if (path == null) {
             Path out = Path.of("target", "fake-gpu", "libnvidia-ml.so").toAbsolutePath();
-            Path src = Path.of("..", "rlx-runtime", "src", "test", "c", "fake_nvml.c").toAbsolutePath().normalize();
+            Path src = Path.of("..", "rlx-hw", "src", "test", "c", "fake_nvml.c").toAbsolutePath().normalize();
             List<String> cmd = List.of("gcc", "-shared", "-fPIC", "-O1", "-o", out.toString(), src.toString());
             try {
                 Files.createDirectories(out.getParent());

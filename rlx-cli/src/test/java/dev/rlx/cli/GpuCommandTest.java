@@ -3,7 +3,7 @@ package dev.rlx.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.rlx.runtime.hw.GpuTelemetry;
+import dev.rlx.hw.GpuTelemetry;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.rlx.runtime.hw.HwSnapshot;
-import dev.rlx.runtime.hw.HwSnapshot.Cache;
-import dev.rlx.runtime.hw.HwSnapshot.NumaNode;
-import dev.rlx.runtime.hw.HwSnapshot.Thermal;
+import dev.rlx.hw.HwSnapshot;
+import dev.rlx.hw.HwSnapshot.Cache;
+import dev.rlx.hw.HwSnapshot.NumaNode;
+import dev.rlx.hw.HwSnapshot.Thermal;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -50,6 +50,7 @@ final class CpuLowering {
             case Op.Gather g -> IndexKernels.gather(n, ctx);
             case Op.ScatterAdd s -> IndexKernels.scatterAdd(n, ctx);
             case Op.Attention a -> AttentionKernels.attention(n, ctx);
+            case Op.PagedAttention a -> AttentionKernels.pagedAttention(n, ctx);
             case Op.Rope r -> AttentionKernels.rope(n, ctx);
             case Op.Conv c -> ConvKernels.conv(n, ctx);
             case Op.ConvTranspose c -> ConvKernels.convTranspose(n, ctx);

@@ -1,5 +1,7 @@
 package dev.rlx.cpu;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.rlx.cpu.testing.Runner;
@@ -8,20 +10,27 @@ import dev.rlx.ir.Graph;
 import dev.rlx.ir.Op;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.Value;
-import dev.rlx.runtime.kv.KvCacheConfig;
-import dev.rlx.runtime.kv.KvSequence;
-import dev.rlx.runtime.kv.KvStorage;
-import dev.rlx.runtime.kv.PagedAttention;
-import dev.rlx.runtime.kv.PagedKvCache;
+import dev.rlx.llm.kv.KvCacheConfig;
+import dev.rlx.llm.kv.KvSequence;
+import dev.rlx.llm.kv.KvStorage;
+import dev.rlx.llm.kv.PagedAttention;
+import dev.rlx.llm.kv.PagedKvCache;
+import dev.rlx.runtime.CompileOptions;
+import dev.rlx.runtime.CompiledGraph;
+import dev.rlx.runtime.Device;
+import dev.rlx.runtime.Session;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Random;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The paged attention kernel of rlx-runtime against this backend's contiguous attention op
- * ({@code Op.Attention}, causal, BSHD) over the same K/V: one graph per sequence, fed the keys and values the
- * cache decodes, with the same queries.
+ * rlx-llm's paged attention kernel against this backend: its contiguous attention op ({@code Op.Attention}, causal,
+ * BSHD) over the same K/V (one graph per sequence, fed the keys and values the cache decodes, with the same
+ * queries), and {@code Op.PagedAttention} over the cache's own pool and spill bytes and slot tables, which is how
+ * the cache's attention will run as a graph.
  */
 class PagedAttentionParityTest {
     /** Both sides compute in f32 with double softmax, in different orders: a few ulps of values in [-1, 1]. */
@@ -70,6 +79,74 @@ class PagedAttentionParityTest {
                             storage + " sequence " + i + " element " + j + ": paged " + got + " vs cpu " + want[j]);
                 }
                 token += qlens[i];
+            }
+        }
+    }
+
+    /** Both kernels run the same algorithm in f32 with double softmax; only reduction orders may differ. */
+    private static final double OP_ATOL = 1e-6;
+
+    @ParameterizedTest
+    @EnumSource(KvStorage.class)
+    void pagedAttentionOp_overTheCachesPools_matchesPagedAttention(KvStorage storage, @TempDir Path dir) {
+        int heads = 8;
+        int kvHeads = 2;
+        int d = 64;
+        int tpb = 16;
+        int[] lens = {1, 45, 130, 70};
+        int[] qlens = {1, 45, 7, 0}; // a decode, a whole prompt, a chunk after 123 cached tokens, an idle slot
+        Random r = new Random(7);
+        KvCacheConfig base = KvCacheConfig.of(2, kvHeads, d, tpb, 24, storage);
+        KvCacheConfig cfg = base.withSpill(new KvCacheConfig.Spill(dir.resolve("kv.spill"),
+                6 * base.blockBytesAllLayers(), KvCacheConfig.Spill.Mode.CREATE)); // 6 blocks in RAM, the rest spill
+        try (PagedKvCache cache = new PagedKvCache(cfg)) {
+            KvSequence[] seqs = new KvSequence[lens.length];
+            int tokens = 0;
+            for (int i = 0; i < lens.length; i++) {
+                seqs[i] = cache.newSequence(i);
+                cache.append(seqs[i], lens[i]);
+                for (int layer = 0; layer < 2; layer++) {
+                    cache.write(seqs[i], layer, 0, lens[i], uniform(r, lens[i] * kvHeads * d), 0,
+                            uniform(r, lens[i] * kvHeads * d), 0);
+                }
+                tokens += qlens[i];
+            }
+            assertTrue(cache.memoryStats().spilledBlocks() > 0, "some blocks spilled");
+            int maxBlocks = (130 + tpb - 1) / tpb;
+            int[] table = new int[lens.length * maxBlocks];
+            int[] offsets = new int[lens.length + 1];
+            for (int i = 0; i < lens.length; i++) {
+                cache.slotTable(seqs[i], table, i * maxBlocks);
+                offsets[i + 1] = offsets[i] + qlens[i];
+            }
+            float[] q = uniform(r, tokens * heads * d);
+            float scale = (float) (1 / Math.sqrt(d));
+            Op.PagedAttention spec = new Op.PagedAttention(heads, kvHeads, d, tpb, storage.format(), scale);
+            Graph g = new Graph("paged");
+            g.setOutputs(g.pagedAttention(g.input("q", Shape.of(DType.F32, tokens, heads, d)),
+                    g.input("pool", Shape.of(DType.U8, cfg.ramBlocks(), spec.blockBytes())),
+                    g.input("spill", Shape.of(DType.U8, cfg.fileBlocks(), spec.blockBytes())),
+                    g.input("table", Shape.of(DType.I32, lens.length, maxBlocks)),
+                    g.input("kv_lens", Shape.of(DType.I32, lens.length)),
+                    g.input("query_offsets", Shape.of(DType.I32, lens.length + 1)), spec));
+            try (Session s = new Session(Device.CPU, CompileOptions.defaults().withThreads(2));
+                 CompiledGraph c = s.compile(g)) {
+                for (int layer = 0; layer < 2; layer++) {
+                    assertEquals(spec.blockBytes(), cfg.blockBytes(layer));
+                    float[] want = new float[q.length];
+                    // PagedAttention takes no idle sequences: the last (no queries) is left out of its batch
+                    new PagedAttention(cache, heads, scale, 2).forward(layer, seqs, qlens, seqs.length - 1, q, want);
+                    c.setInput("q", q);
+                    c.setInput("pool", cache.ramPool(layer));
+                    c.setInput("spill", cache.spillPool(layer));
+                    c.setInput("table", table);
+                    c.setInput("kv_lens", lens);
+                    c.setInput("query_offsets", offsets);
+                    c.run();
+                    float[] got = new float[q.length];
+                    c.output(0).copyTo(got);
+                    assertArrayEquals(want, got, (float) OP_ATOL, storage + " layer " + layer);
+                }
             }
         }
     }

@@ -557,6 +557,15 @@ public final class Graph {
         return mask == null ? attention(q, k, v, spec) : apply1(spec, q, k, v, mask);
     }
 
+    /**
+     * Attention over a paged KV pool configured by {@code spec} (see {@link Op.PagedAttention}, which states the
+     * operands: queries, the pool and spill blocks, the block table, kv lengths and query offsets).
+     */
+    public Value pagedAttention(Value q, Value pool, Value spill, Value blockTable, Value kvLens, Value queryOffsets,
+                                Op.PagedAttention spec) {
+        return apply1(spec, q, pool, spill, blockTable, kvLens, queryOffsets);
+    }
+
     public Value rope(Value x, Value cos, Value sin, Op.Rope spec) {
         return apply1(spec, x, cos, sin);
     }

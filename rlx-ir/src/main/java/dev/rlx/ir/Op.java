@@ -13,6 +13,7 @@ import static dev.rlx.ir.ShapeRules.requireNumeric;
 import static dev.rlx.ir.ShapeRules.sameDtype;
 import static dev.rlx.ir.ShapeRules.storedAxis;
 
+import dev.rlx.ir.quant.BlockFormat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -732,6 +733,125 @@ public sealed interface Op {
                     throw fail("attention", "mask %s does not broadcast to [B, heads, Sq, Sk] = %s", m,
                             java.util.Arrays.toString(full));
                 }
+            }
+            return List.of(q);
+        }
+    }
+
+    /**
+     * Causal attention of a batch of sequences over keys and values kept in a paged KV pool: what
+     * {@link Attention} computes ({@code softmax(scale * q k^T) v}, query head {@code h} reading kv head
+     * {@code h / (numHeads / kvHeads)}) for each sequence over its cached history, reading K/V block by block
+     * through the sequence's block table instead of from contiguous tensors. Shapes are static: {@code T} query
+     * rows and {@code S} sequences are maxima, the data says how much of them a run uses.
+     *
+     * <p>Inputs {@code (q, pool, spill, blockTable, kvLens, queryOffsets)}:
+     * <ul>
+     *   <li>{@code q} f32 {@code [T, numHeads, headDim]}. Rows no sequence owns are padding; their output is 0.</li>
+     *   <li>{@code pool} u8 {@code [slots, blockBytes]}: the layer's blocks in memory. A block holds keys then
+     *       values, each {@code [kvHeads][tokensPerBlock][headRowBytes]}, {@code headRowBytes =
+     *       storage.bytesFor(headDim)}: one head's rows for consecutive tokens are contiguous (see
+     *       {@link #blockBytes()}).</li>
+     *   <li>{@code spill} u8 {@code [spillSlots, blockBytes]}: blocks moved out of memory (a spill file's
+     *       slots), same layout; {@code [0, blockBytes]} when there is no spill.</li>
+     *   <li>{@code blockTable} i32 {@code [S, maxBlocks]}: row {@code s} holds the physical slot of sequence
+     *       {@code s}'s blocks in order (block {@code i} holds its tokens {@code [i*tokensPerBlock,
+     *       (i+1)*tokensPerBlock)}). An entry {@code e >= 0} is slot {@code e} of {@code pool}; {@code e < 0} is
+     *       slot {@code -(e+1)} of {@code spill} (-1 is spill slot 0). Only the first
+     *       {@code ceil(kvLens[s] / tokensPerBlock)} entries of a row are read; the rest may hold anything.</li>
+     *   <li>{@code kvLens} i32 {@code [S]}: tokens sequence {@code s} holds, its new queries' K/V included.</li>
+     *   <li>{@code queryOffsets} i32 {@code [S+1]}: sequence {@code s} owns query rows {@code [off[s],
+     *       off[s+1])}, its last {@code n = off[s+1] - off[s]} positions: row {@code off[s] + j} sees keys
+     *       {@code [0, kvLens[s] - n + j]}, so a decode ({@code n = 1}) sees the whole history and a prefill chunk
+     *       is causal within itself. {@code n = 0} (an idle slot) is allowed.</li>
+     * </ul>
+     * The output is f32 {@code [T, numHeads, headDim]}. The operands' shapes are checked here; their data are
+     * checked when the op runs, before anything is written, and a violation is a typed error: {@code 0 <= off[0]
+     * <= ... <= off[S] <= T}, {@code n <= kvLens[s] <= maxBlocks * tokensPerBlock}, and each row's first
+     * {@code ceil(kvLens[s] / tokensPerBlock)} entries name existing slots. {@code storage} is how the pools
+     * encode values; quantised formats need {@code headDim} to be a multiple of their block size.
+     */
+    record PagedAttention(int numHeads, int kvHeads, int headDim, int tokensPerBlock, BlockFormat storage,
+                          float scale) implements Op {
+        public PagedAttention {
+            positive("paged_attention", "numHeads", numHeads);
+            positive("paged_attention", "kvHeads", kvHeads);
+            positive("paged_attention", "headDim", headDim);
+            positive("paged_attention", "tokensPerBlock", tokensPerBlock);
+            Objects.requireNonNull(storage, "storage");
+            if (numHeads % kvHeads != 0) {
+                throw fail("paged_attention", "numHeads %d is not a multiple of kvHeads %d", numHeads, kvHeads);
+            }
+            if (headDim % storage.blockElems() != 0) {
+                throw fail("paged_attention", "headDim %d is not a multiple of %s's %d-value blocks", headDim,
+                        storage, storage.blockElems());
+            }
+            if (2.0 * kvHeads * tokensPerBlock * storage.bytesFor(headDim) > Integer.MAX_VALUE) { // double: no overflow
+                throw fail("paged_attention", "a block of 2 x %d kv heads x %d tokens x %d %s bytes exceeds 2^31-1",
+                        kvHeads, tokensPerBlock, storage.bytesFor(headDim), storage);
+            }
+            if (!(scale > 0) || Float.isInfinite(scale)) {
+                throw fail("paged_attention", "scale must be positive and finite but is %s", scale);
+            }
+        }
+
+        /** Scale {@code 1/sqrt(headDim)}. */
+        public static PagedAttention of(int numHeads, int kvHeads, int headDim, int tokensPerBlock,
+                                        BlockFormat storage) {
+            return new PagedAttention(numHeads, kvHeads, headDim, tokensPerBlock, storage,
+                    (float) (1 / Math.sqrt(headDim)));
+        }
+
+        public PagedAttention withScale(float s) {
+            return new PagedAttention(numHeads, kvHeads, headDim, tokensPerBlock, storage, s);
+        }
+
+        /** Bytes of one head row of keys or values: {@code storage.bytesFor(headDim)}. */
+        public int headRowBytes() {
+            return (int) storage.bytesFor(headDim);
+        }
+
+        /** Bytes of one block's keys: {@code kvHeads * tokensPerBlock * headRowBytes}; the values follow them. */
+        public int keysBytes() {
+            return kvHeads * tokensPerBlock * headRowBytes();
+        }
+
+        /** Bytes of one block, keys and values: the second dim of {@code pool} and {@code spill}. */
+        public int blockBytes() {
+            return 2 * keysBytes();
+        }
+
+        public OpKind kind() { return OpKind.PAGED_ATTENTION; }
+
+        public List<Shape> outputShapes(List<Shape> in) {
+            String op = "paged_attention";
+            arity(op, in, 6);
+            Shape q = in.get(0);
+            if (q.dtype() != DType.F32 || q.rank() != 3 || q.dim(1) != numHeads || q.dim(2) != headDim) {
+                throw fail(op, "q must be f32 [T, numHeads=%d, headDim=%d] but is %s", numHeads, headDim, q);
+            }
+            String[] pools = {"pool", "spill"};
+            for (int i = 0; i < 2; i++) {
+                Shape p = in.get(1 + i);
+                if (p.dtype() != DType.U8 || p.rank() != 2 || p.dim(1) != blockBytes()) {
+                    throw fail(op, "%s must be u8 [slots, blockBytes=%d] (2 x %d kv heads x %d tokens x %d-byte %s "
+                            + "rows) but is %s", pools[i], blockBytes(), kvHeads, tokensPerBlock, headRowBytes(),
+                            storage, p);
+                }
+            }
+            Shape table = in.get(3);
+            if (table.dtype() != DType.I32 || table.rank() != 2) {
+                throw fail(op, "blockTable must be i32 [S, maxBlocks] but is %s", table);
+            }
+            int seqs = table.dim(0);
+            Shape lens = in.get(4);
+            if (lens.dtype() != DType.I32 || lens.rank() != 1 || lens.dim(0) != seqs) {
+                throw fail(op, "kvLens must be i32 [S=%d] (one length per blockTable row) but is %s", seqs, lens);
+            }
+            Shape offsets = in.get(5);
+            if (offsets.dtype() != DType.I32 || offsets.rank() != 1 || offsets.dim(0) != seqs + 1) {
+                throw fail(op, "queryOffsets must be i32 [S+1=%d] (query rows of sequence s: [off[s], off[s+1])) "
+                        + "but is %s", seqs + 1, offsets);
             }
             return List.of(q);
         }

@@ -2,6 +2,7 @@ package dev.rlx.ir;
 
 import static dev.rlx.ir.Check.f32;
 
+import dev.rlx.ir.quant.BlockFormat;
 import java.util.List;
 import java.util.Random;
 
@@ -68,6 +69,12 @@ final class SampleGraphs {
                 Op.Attention.of(2, 1, 4).slidingWindow(3).withSoftcap(20f));
         Value rope = g.rope(q, g.constant(Tensor.of(new float[10], 5, 2)), g.constant(Tensor.of(new float[10], 5, 2)),
                 new Op.Rope(4, 4, true, HeadLayout.BSHD));
+        Op.PagedAttention paged = Op.PagedAttention.of(4, 2, 32, 4, BlockFormat.Q5_0).withScale(0.25f);
+        Value pagedOut = g.pagedAttention(g.input("pq", f32(3, 4, 32)),
+                g.input("pool", Shape.of(DType.U8, 5, paged.blockBytes())),
+                g.input("spill", Shape.of(DType.U8, 0, paged.blockBytes())),
+                g.input("table", Shape.of(DType.I32, 2, 3)), g.input("kv_lens", Shape.of(DType.I32, 2)),
+                g.input("query_offsets", Shape.of(DType.I32, 3)), paged);
         Value img = g.input("img", f32(1, 2, 6, 6));
         Value conv = g.conv(img, g.param("k", f32(4, 1, 3, 3)), g.param("kb", f32(4)),
                 Op.Conv.of(2).withStrides(2, 1).withPads(1, 0, 1, 2).withGroups(2));
@@ -109,7 +116,7 @@ final class SampleGraphs {
         Value uniform = g.rngUniform(-1f, 1f, Shape.of(DType.F64, 4));
 
         g.setOutputs(cast, red, am, sm, lsm, cs, tk.get(0), tk.get(1), ln, rn, gn, rs, tr, sl, cat, ex, ga, sa, att,
-                rope, pool, spectrum, iff, loop.get(0), loop.get(1), scanned, custom.get(0), custom.get(1), fmm,
+                pagedOut, rope, pool, spectrum, iff, loop.get(0), loop.get(1), scanned, custom.get(0), custom.get(1), fmm,
                 addNorm.get(0), addNorm.get(1), noise, uniform);
         return g;
     }

@@ -1,9 +1,11 @@
 package dev.rlx.runtime;
 
+import dev.rlx.hw.GpuVendor;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 
 /**
  * Where a graph runs. A device is available when a backend for it is on the class path (found through
@@ -51,6 +53,17 @@ public enum Device {
     /** Whether a backend for this device is on the class path and its probe succeeds. */
     public boolean isAvailable() {
         return BackendRegistry.global().isAvailable(this);
+    }
+
+    /**
+     * The device whose backend runs graphs on {@code vendor}'s GPUs: {@link #CUDA} for NVIDIA, {@link #ROCM} for AMD
+     * (how a {@code GpuThermal} reading is matched to the device a graph runs on).
+     */
+    public static Device of(GpuVendor vendor) {
+        return switch (Objects.requireNonNull(vendor, "vendor")) {
+            case NVIDIA -> CUDA;
+            case AMD -> ROCM;
+        };
     }
 
     /** Devices that are available, in declaration order. */

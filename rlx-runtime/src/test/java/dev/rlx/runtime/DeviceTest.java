@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.rlx.hw.GpuVendor;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,13 @@ class DeviceTest {
     void values_areTheTwelveDevicesInOrder() {
         assertEquals(List.of(Device.CPU, Device.METAL, Device.MLX, Device.ANE, Device.CUDA, Device.ROCM, Device.TPU,
                 Device.GPU, Device.VULKAN, Device.OPENGL, Device.DIRECTX, Device.WEBGPU), List.of(Device.values()));
+    }
+
+    @Test
+    void of_mapsEachGpuVendorToTheDeviceItsGpusRunOn() {
+        assertEquals(Device.CUDA, Device.of(GpuVendor.NVIDIA));
+        assertEquals(Device.ROCM, Device.of(GpuVendor.AMD));
+        assertThrows(NullPointerException.class, () -> Device.of(null));
     }
 
     @Test

@@ -5,10 +5,12 @@ import dev.rlx.ir.Shape;
 import java.util.Arrays;
 
 /**
- * An index tensor held a value outside {@code [-n, n)} for the axis it indexes (gather, scatter-add). Thrown
- * by {@code run} before any element is read or written at that index; elements of the output written
- * before it are left as they are. The message names the node, the index, where it sits in the index
- * tensor and the valid range.
+ * Index data held a value outside its range: an index tensor a value outside {@code [-n, n)} for the axis it
+ * indexes (gather, scatter-add; thrown before any element is read or written at that index, elements of the
+ * output written before it are left as they are), or paged attention's block table a slot its pools lack, its kv
+ * lengths more tokens than the table holds or fewer than the queries, its query offsets rows outside q or out of
+ * order (thrown before anything is written). The message names the node, the operand, the value, where it sits
+ * and the valid range.
  */
 public final class IndexOutOfRangeException extends RlxException {
     public IndexOutOfRangeException(String message) {
