@@ -19,6 +19,7 @@ final class Binding {
     final Shape shape;
     private final MemorySegment bytes; // the slot itself, or the staging copy
     private final Consumer<MemorySegment> upload; // null when bytes is the slot
+    private final String readOnly; // why writes are refused, or null
     volatile boolean isSet;
 
     /**
@@ -32,10 +33,28 @@ final class Binding {
         this.upload = host == null ? upload : null;
         this.bytes = host != null ? host
                 : Arena.ofAuto().allocate(Math.max(1, shape.byteSize()), 64).asSlice(0, shape.byteSize());
+        this.readOnly = null;
+    }
+
+    /** A slot that is set and refuses every write, saying {@code why}: memory someone else owns and fills. */
+    Binding(String kind, String name, Shape shape, String why) {
+        this.kind = kind;
+        this.name = name;
+        this.shape = shape;
+        this.upload = null;
+        this.bytes = MemorySegment.NULL;
+        this.readOnly = why;
+        this.isSet = true;
     }
 
     private String describe() {
         return kind + " '" + name + "' " + shape + " (" + shape.elementCount() + " elements)";
+    }
+
+    private void checkWritable() {
+        if (readOnly != null) {
+            throw new BindingException(describe() + " cannot be written: " + readOnly);
+        }
     }
 
     private void checkCount(long given, String type) {
@@ -45,6 +64,7 @@ final class Binding {
     }
 
     private void checkType(String problem, String type) {
+        checkWritable();
         if (problem != null) {
             throw new BindingException(describe() + " cannot take " + type + " data: " + problem);
         }
@@ -111,6 +131,7 @@ final class Binding {
 
     /** Raw little-endian bytes already in this slot's dtype. */
     void setBytes(MemorySegment src) {
+        checkWritable();
         if (src.byteSize() != shape.byteSize()) {
             throw new BindingException(describe() + " needs " + shape.byteSize() + " bytes of " + shape.dtype().label()
                     + " but the segment has " + src.byteSize());
@@ -121,6 +142,7 @@ final class Binding {
 
     /** Bytes of another dtype with the same element count, converted (floats to floats, integers to integers). */
     void setConverted(MemorySegment src, DType srcType) {
+        checkWritable();
         if (srcType == shape.dtype()) {
             setBytes(src);
             return;

@@ -51,16 +51,18 @@ public final class WeightSet implements AutoCloseable {
     private boolean closed;
     private boolean freed;
 
-    /** One weight: its shape, its device buffer and the binding that writes it. */
+    /** One weight: its shape, its device buffer, the binding that writes it, and whether the set owns the buffer. */
     static final class Entry {
         final Shape shape;
         final DeviceBuffer buffer;
         final Binding binding;
+        final boolean external;
 
-        Entry(Shape shape, DeviceBuffer buffer, Binding binding) {
+        Entry(Shape shape, DeviceBuffer buffer, Binding binding, boolean external) {
             this.shape = shape;
             this.buffer = buffer;
             this.binding = binding;
+            this.external = external;
         }
     }
 
@@ -143,6 +145,29 @@ public final class WeightSet implements AutoCloseable {
         b.setConverted(t.segment(), t.dtype());
     }
 
+    /**
+     * Binds {@code weight} to memory the caller owns and fills (a KV cache's pool, a mapped file), by reference:
+     * graphs read {@code buffer} itself, which must be this set's device's memory, hold at least
+     * {@code shape.byteSize()} bytes and outlive every graph compiled against the set. The set never writes or
+     * frees it; setting the weight is refused.
+     *
+     * @throws BindingException when the weight is declared already or the buffer is too small
+     */
+    public synchronized void bind(String weight, Shape shape, DeviceBuffer buffer) {
+        if (closed) {
+            throw new BindingException("weight set '" + name + "' is closed; cannot bind '" + weight + "'");
+        }
+        if (entries.containsKey(weight)) {
+            throw new BindingException("weight set '" + name + "' already holds '" + weight + "'");
+        }
+        if (buffer.byteSize() < shape.byteSize()) {
+            throw new BindingException("weight '" + weight + "' " + shape + " needs " + shape.byteSize()
+                    + " bytes but the buffer bound to it has " + buffer.byteSize());
+        }
+        Binding b = new Binding("param", weight, shape, "it is bound to memory its owner fills (WeightSet.bind)");
+        entries.put(weight, new Entry(shape, buffer, b, true));
+    }
+
     /** Declares {@code weight} with {@code t}'s shape if it is not there, then sets it from {@code t}. */
     public void put(String weight, Tensor t) {
         synchronized (this) {
@@ -183,10 +208,13 @@ public final class WeightSet implements AutoCloseable {
             e = entry(weight);
         }
         MemorySegment host = e.buffer.host();
-        if (host == null) {
-            return Tensor.ofBytes(e.shape, e.binding.bytes().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        byte[] bytes = new byte[Math.toIntExact(e.shape.byteSize())];
+        if (host != null) {
+            MemorySegment.copy(host, 0, MemorySegment.ofArray(bytes), 0, bytes.length);
+        } else {
+            allocator.copyToHost(e.buffer, 0, MemorySegment.ofArray(bytes));
         }
-        return Tensor.ofBytes(e.shape, host.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        return Tensor.ofBytes(e.shape, bytes);
     }
 
     /** A one-line summary: name, device, weights, bytes, users. */
@@ -268,7 +296,7 @@ public final class WeightSet implements AutoCloseable {
         }
         DeviceBuffer buf = allocator.allocate(shape.byteSize());
         Binding b = new Binding("param", weight, shape, buf.host(), staged -> allocator.copyToDevice(staged, buf, 0));
-        e = new Entry(shape, buf, b);
+        e = new Entry(shape, buf, b, false);
         entries.put(weight, e);
         return e;
     }
@@ -277,7 +305,9 @@ public final class WeightSet implements AutoCloseable {
         if (closed && users == 0 && !freed) {
             freed = true;
             for (Entry e : entries.values()) {
-                allocator.free(e.buffer);
+                if (!e.external) {
+                    allocator.free(e.buffer);
+                }
             }
         }
     }

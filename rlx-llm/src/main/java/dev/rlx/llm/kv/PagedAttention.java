@@ -1,19 +1,27 @@
 package dev.rlx.llm.kv;
 
-import dev.rlx.ir.quant.BlockFormat;
-import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
+import dev.rlx.ir.DType;
+import dev.rlx.ir.Graph;
+import dev.rlx.ir.Op;
+import dev.rlx.ir.Shape;
+import dev.rlx.ir.Value;
+import dev.rlx.runtime.CompileOptions;
+import dev.rlx.runtime.CompiledGraph;
+import dev.rlx.runtime.Device;
+import dev.rlx.runtime.Session;
+import dev.rlx.runtime.WeightSet;
+import dev.rlx.runtime.spi.HostRuntime;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ForkJoinTask;
-import java.util.concurrent.RecursiveAction;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Scaled dot-product attention on the CPU for a batch of sequences of different lengths, reading keys and
- * values from a {@link PagedKvCache} through each sequence's block table. It computes what the contiguous
- * attention op computes over the same K/V (the {@code Op.Attention} semantics: scores {@code scale * q.k},
- * query head {@code h} reads kv head {@code h / (numHeads / kvHeads)}, causal with the queries at the end of
- * the keys), within float rounding.
+ * Scaled dot-product attention for a batch of sequences of different lengths, reading keys and values from a
+ * {@link PagedKvCache} through each sequence's block table: a compiled graph of one {@code Op.PagedAttention}
+ * per layer, whose pool operands are the cache's own memory, bound by reference (nothing of the history is
+ * copied per call). It computes what the contiguous attention op computes over the same K/V (scores
+ * {@code scale * q.k}, query head {@code h} reads kv head {@code h / (numHeads / kvHeads)}, causal with the
+ * queries at the end of the keys), within float rounding.
  *
  * <p>Each sequence {@code i} brings {@code queryLens[i]} query tokens: its last {@code queryLens[i]}
  * positions, whose K/V must already be {@link PagedKvCache#write written}. Query {@code j} of a sequence of
@@ -21,78 +29,88 @@ import java.util.concurrent.atomic.AtomicInteger;
  * sees the whole history; a prefill chunk is causal within itself. {@code q} and {@code out} are
  * {@code [sum(queryLens), numHeads, headDim]}, sequences one after another.
  *
- * <p>How: the work is split into units of (sequence, kv head, tile of up to {@value #TILE_ROWS} query rows);
- * a unit walks the blocks its queries can see, decodes that kv head's key rows and value rows of one block
- * into per-thread scratch ({@code tokensPerBlock x headDim} floats each; quantised blocks are dequantised
- * here and nowhere else, never the whole history), and folds the block into each query row with an online
- * softmax (running maximum and sum, the accumulator rescaled when the maximum grows). Scores, maximum and sum
- * are held in double; dot products and the value accumulator in f32. So every K/V row is decoded once per
- * tile, not once per query head, which is what grouped-query attention saves. Work is O(sum over queries of
- * visible keys x headDim); scratch is O(threads x (tokensPerBlock + tile rows) x headDim), allocated up front.
+ * <p>Shapes are static, so a layer's graph is compiled for a capacity of query tokens, sequences and blocks
+ * per sequence (each the next power of two of what a call needs, so a few sizes serve a whole generation) and
+ * kept; a call copies its queries, block tables and lengths in and the result out, and allocates nothing once
+ * its capacity is compiled. The kernel is the backend's (the CPU's: tiles of query rows sharing one decoded
+ * block, online softmax in double).
  *
- * <p>One {@code forward} at a time per instance (it keeps per-call state); create one per thread otherwise.
- * The cache must not change during a call.
- *
- * <p>The same computation as a graph op is {@code Op.PagedAttention}, fed {@link PagedKvCache#ramPool},
- * {@link PagedKvCache#spillPool} and {@link PagedKvCache#slotTable}; this class keeps its own kernel until pools
- * can be bound to a compiled graph by reference.
+ * <p>One {@code forward} at a time per instance; create one per thread otherwise. The cache must not change
+ * during a call, and must stay open while this is: close this first.
  */
-public final class PagedAttention {
-    /** Query rows (positions x heads of one group) that share one decoded block. */
-    static final int TILE_ROWS = 32;
-
+public final class PagedAttention implements AutoCloseable {
     private final PagedKvCache cache;
+    private final Session session;
+    private final boolean ownsSession;
     private final int numHeads;
-    private final int kvHeads;
-    private final int group; // query heads per kv head
     private final int headDim;
-    private final int tpb;
-    private final int tilePositions;
-    private final double scale;
-    private final Worker[] workers;
-    private final AtomicInteger nextUnit = new AtomicInteger();
+    private final float scale;
+    private final WeightSet[] pools; // (layers) the layer's pool and spill pool, bound by reference
+    private final List<List<Variant>> variants; // (layers) compiled capacities
 
-    // The call in progress; read by the workers.
-    private int layer;
-    private KvSequence[] seqs;
-    private int[] queryLens;
-    private float[] q;
-    private float[] out;
-    private int[] tokenStart = new int[16]; // (count) first query token of each sequence within q
-    private int[] unitSeq = new int[64]; // (units) sequence index of each work unit
-    private int[] unitHead = new int[64]; // (units) kv head
-    private int[] unitPos = new int[64]; // (units) first query position (within the sequence's chunk)
-    private int units;
+    /** One compiled capacity of one layer, with its input buffers. */
+    private record Variant(int tokens, int seqs, int blocks, CompiledGraph graph, float[] q, float[] out, int[] table,
+                           int[] kvLens, int[] offsets) {}
 
     /**
-     * A kernel for {@code cache} with {@code numHeads} query heads.
+     * Paged attention over {@code cache} with {@code numHeads} query heads, on a CPU session of its own.
      *
      * @param numHeads query heads, a multiple of the cache's kv heads
      * @param scale score scale, usually {@code 1/sqrt(headDim)}
-     * @param threads work is split over this many tasks on the common fork-join pool; 1 runs on the caller
+     * @param threads CPU worker threads the kernel splits over
+     * @throws dev.rlx.runtime.BackendUnavailableException when no CPU backend ({@code rlx-cpu}) is on the class path
      */
     public PagedAttention(PagedKvCache cache, int numHeads, float scale, int threads) {
-        this.cache = cache;
-        KvCacheConfig c = cache.config();
-        this.kvHeads = c.kvHeads();
-        if (numHeads < 1 || numHeads % kvHeads != 0) {
-            throw bad("numHeads %d must be a positive multiple of the cache's %d kv heads", numHeads, kvHeads);
-        }
-        if (!(scale > 0) || Float.isInfinite(scale)) {
-            throw bad("scale must be positive and finite but is %s", scale);
-        }
+        this(cache, numHeads, scale, threadsChecked(threads), true);
+    }
+
+    /**
+     * Paged attention over {@code cache} compiled on {@code session}, whose backend must claim
+     * {@code PAGED_ATTENTION} and read host memory (the cache's pools are host memory).
+     */
+    public PagedAttention(PagedKvCache cache, int numHeads, float scale, Session session) {
+        this(cache, numHeads, scale, session, false);
+    }
+
+    private static Session threadsChecked(int threads) {
         if (threads < 1) {
             throw bad("threads must be >= 1 but is %d", threads);
         }
-        this.numHeads = numHeads;
-        this.group = numHeads / kvHeads;
-        this.headDim = c.headDim();
-        this.tpb = c.tokensPerBlock();
-        this.tilePositions = Math.max(1, TILE_ROWS / group);
-        this.scale = scale;
-        this.workers = new Worker[threads];
-        for (int i = 0; i < threads; i++) {
-            workers[i] = new Worker();
+        return new Session(Device.CPU, CompileOptions.defaults().withThreads(threads));
+    }
+
+    private PagedAttention(PagedKvCache cache, int numHeads, float scale, Session session, boolean ownsSession) {
+        try {
+            KvCacheConfig c = cache.config();
+            if (numHeads < 1 || numHeads % c.kvHeads() != 0) {
+                throw bad("numHeads %d must be a positive multiple of the cache's %d kv heads", numHeads, c.kvHeads());
+            }
+            if (!(scale > 0) || Float.isInfinite(scale)) {
+                throw bad("scale must be positive and finite but is %s", scale);
+            }
+            this.cache = cache;
+            this.session = session;
+            this.ownsSession = ownsSession;
+            this.numHeads = numHeads;
+            this.headDim = c.headDim();
+            this.scale = scale;
+            this.pools = new WeightSet[c.layers()];
+            this.variants = new ArrayList<>();
+            for (int l = 0; l < c.layers(); l++) {
+                long blockBytes = c.blockBytes(l);
+                WeightSet w = session.newWeightSet("kv layer " + l);
+                w.bind("pool", Shape.of(DType.U8, c.ramBlocks(), Math.toIntExact(blockBytes)),
+                        HostRuntime.wrap(cache.ramPool(l)));
+                w.bind("spill", Shape.of(DType.U8, c.fileBlocks(), Math.toIntExact(blockBytes)),
+                        HostRuntime.wrap(cache.spillPool(l)));
+                pools[l] = w;
+                variants.add(new ArrayList<>());
+            }
+        } catch (RuntimeException e) {
+            if (ownsSession) {
+                session.close();
+            }
+            throw e;
         }
     }
 
@@ -110,6 +128,7 @@ public final class PagedAttention {
                     queryLens.length);
         }
         long tokens = 0;
+        int maxBlocks = 1;
         for (int i = 0; i < count; i++) {
             KvSequence s = seqs[i];
             cache.check(s);
@@ -119,60 +138,70 @@ public final class PagedAttention {
                         s.id, s.length, queryLens[i]));
             }
             tokens += queryLens[i];
+            maxBlocks = Math.max(maxBlocks, s.blocks);
         }
         long values = tokens * numHeads * headDim;
         if (q.length < values || out.length < values) {
             throw bad("%d query tokens x %d heads x %d need %d floats but q has %d and out %d", tokens, numHeads,
                     headDim, values, q.length, out.length);
         }
-        plan(seqs, queryLens, count);
-        this.layer = layer;
-        this.seqs = seqs;
-        this.queryLens = queryLens;
-        this.q = q;
-        this.out = out;
-        try {
-            nextUnit.set(0);
-            if (workers.length == 1 || units == 1) {
-                workers[0].drain();
-            } else {
-                for (Worker w : workers) {
-                    w.reinitialize();
-                }
-                ForkJoinTask.invokeAll(workers);
-            }
-        } finally {
-            this.seqs = null;
-            this.queryLens = null;
-            this.q = null;
-            this.out = null;
+        if (count == 0) {
+            return;
         }
+        Variant v = variant(layer, capacity((int) tokens), capacity(count), capacity(maxBlocks));
+        int n = (int) values;
+        System.arraycopy(q, 0, v.q, 0, n);
+        int token = 0;
+        for (int i = 0; i < v.seqs; i++) {
+            v.offsets[i] = token;
+            if (i < count) {
+                cache.slotTable(seqs[i], v.table, i * v.blocks);
+                v.kvLens[i] = seqs[i].length;
+                token += queryLens[i];
+            } else {
+                v.kvLens[i] = 0; // an idle slot: no queries, no history
+            }
+        }
+        v.offsets[v.seqs] = token;
+        CompiledGraph g = v.graph;
+        g.setInput("q", v.q);
+        g.setInput("table", v.table);
+        g.setInput("kv_lens", v.kvLens);
+        g.setInput("query_offsets", v.offsets);
+        g.run();
+        g.output(0).copyTo(v.out);
+        System.arraycopy(v.out, 0, out, 0, n);
     }
 
-    /** Fills the per-sequence query offsets and the list of work units. */
-    private void plan(KvSequence[] seqs, int[] queryLens, int count) {
-        if (tokenStart.length < count) {
-            tokenStart = new int[Math.max(count, 2 * tokenStart.length)];
-        }
-        units = 0;
-        int token = 0;
-        for (int i = 0; i < count; i++) {
-            tokenStart[i] = token;
-            token += queryLens[i];
-            for (int p = 0; p < queryLens[i]; p += tilePositions) {
-                for (int kh = 0; kh < kvHeads; kh++) {
-                    if (units == unitSeq.length) {
-                        unitSeq = Arrays.copyOf(unitSeq, 2 * units);
-                        unitHead = Arrays.copyOf(unitHead, 2 * units);
-                        unitPos = Arrays.copyOf(unitPos, 2 * units);
-                    }
-                    unitSeq[units] = i;
-                    unitHead[units] = kh;
-                    unitPos[units] = p;
-                    units++;
-                }
+    /** The next power of two at or above {@code n} (n >= 1). */
+    private static int capacity(int n) {
+        return Integer.highestOneBit(Math.max(1, n - 1)) << (n > 1 ? 1 : 0);
+    }
+
+    private Variant variant(int layer, int tokens, int seqs, int blocks) {
+        List<Variant> list = variants.get(layer);
+        for (int i = 0; i < list.size(); i++) { // a few entries; no key object or iterator: allocates nothing
+            Variant v = list.get(i);
+            if (v.tokens == tokens && v.seqs == seqs && v.blocks == blocks) {
+                return v;
             }
         }
+        KvCacheConfig c = cache.config();
+        Graph g = new Graph("paged_attention_layer" + layer);
+        Value qv = g.input("q", Shape.of(DType.F32, tokens, numHeads, headDim));
+        Value pool = g.param("pool", pools[layer].shape("pool"));
+        Value spill = g.param("spill", pools[layer].shape("spill"));
+        Value table = g.input("table", Shape.of(DType.I32, seqs, blocks));
+        Value kvLens = g.input("kv_lens", Shape.of(DType.I32, seqs));
+        Value offsets = g.input("query_offsets", Shape.of(DType.I32, seqs + 1));
+        g.setOutputs(g.pagedAttention(qv, pool, spill, table, kvLens, offsets, new Op.PagedAttention(numHeads,
+                c.kvHeads(), headDim, c.tokensPerBlock(), cache.format(layer), scale)));
+        CompiledGraph compiled = session.compile(g, pools[layer]);
+        int floats = tokens * numHeads * headDim;
+        Variant v = new Variant(tokens, seqs, blocks, compiled, new float[floats], new float[floats],
+                new int[seqs * blocks], new int[seqs], new int[seqs + 1]);
+        list.add(v);
+        return v;
     }
 
     private static KvCacheException bad(String format, Object... args) {
@@ -180,93 +209,22 @@ public final class PagedAttention {
                 "[PagedAttention] " + String.format(Locale.ROOT, format, args));
     }
 
-    /** One thread's share: takes units until none are left, with its own scratch. */
-    private final class Worker extends RecursiveAction {
-        private final float[] keys = new float[tpb * headDim]; // (tpb, headDim) one block's decoded key rows
-        private final float[] vals = new float[tpb * headDim]; // (tpb, headDim) and value rows
-        private final double[] scores = new double[tpb]; // (tpb) one query row against one block
-        private final int maxRows = tilePositions * group;
-        private final double[] max = new double[maxRows]; // (rows) running maximum score
-        private final double[] sum = new double[maxRows]; // (rows) running sum of exp(score - max)
-        private final float[] acc = new float[maxRows * headDim]; // (rows, headDim) running sum of p * v
-
-        @Override
-        protected void compute() {
-            drain();
+    /** Closes the compiled graphs (and the session when it made its own). The cache stays open. */
+    @Override
+    public void close() {
+        for (List<Variant> list : variants) {
+            for (Variant v : list) {
+                v.graph.close();
+            }
+            list.clear();
         }
-
-        void drain() {
-            for (int u = nextUnit.getAndIncrement(); u < units; u = nextUnit.getAndIncrement()) {
-                unit(unitSeq[u], unitHead[u], unitPos[u]);
+        for (WeightSet w : pools) {
+            if (w != null) {
+                w.close();
             }
         }
-
-        /** Query positions {@code [p0, p1)} of sequence {@code si}, all heads of kv head {@code kh}. */
-        private void unit(int si, int kh, int p0) {
-            KvSequence s = seqs[si];
-            int qlen = queryLens[si];
-            int p1 = Math.min(qlen, p0 + tilePositions);
-            int base = s.length - qlen; // absolute position of query 0
-            int rows = (p1 - p0) * group;
-            Arrays.fill(max, 0, rows, Double.NEGATIVE_INFINITY);
-            Arrays.fill(sum, 0, rows, 0);
-            Arrays.fill(acc, 0, rows * headDim, 0f);
-            BlockFormat format = cache.format(layer);
-            long headAt = kh * tpb * cache.headRowBytes(layer);
-            long keysBytes = cache.keysBytes(layer);
-            int lastKey = base + p1 - 1;
-            for (int bi = 0, t0 = 0; t0 <= lastKey; bi++, t0 += tpb) {
-                int tn = Math.min(tpb, lastKey + 1 - t0);
-                int b = s.table[bi];
-                MemorySegment seg = cache.segment(layer, b);
-                long at = cache.offset(layer, b) + headAt;
-                format.decode(seg, at, keys, 0, tn * headDim); // this head's rows are contiguous in the block
-                format.decode(seg, at + keysBytes, vals, 0, tn * headDim);
-                for (int p = p0; p < p1; p++) {
-                    int visible = Math.min(tn, base + p - t0 + 1);
-                    if (visible <= 0) {
-                        continue; // causal: this block starts after the query
-                    }
-                    int qRow = (tokenStart[si] + p) * numHeads + kh * group;
-                    for (int g = 0; g < group; g++) {
-                        fold((p - p0) * group + g, (qRow + g) * headDim, visible);
-                    }
-                }
-            }
-            for (int p = p0; p < p1; p++) {
-                int qRow = (tokenStart[si] + p) * numHeads + kh * group;
-                for (int g = 0; g < group; g++) {
-                    int r = (p - p0) * group + g;
-                    float inv = (float) (1 / sum[r]); // >= 1: the maximum key contributes exp(0)
-                    int o = (qRow + g) * headDim;
-                    for (int d = 0; d < headDim; d++) {
-                        out[o + d] = acc[r * headDim + d] * inv;
-                    }
-                }
-            }
-        }
-
-        /** Folds the first {@code visible} decoded keys/values into row {@code r}'s online softmax. */
-        private void fold(int r, int qo, int visible) {
-            double blockMax = Double.NEGATIVE_INFINITY;
-            for (int j = 0; j < visible; j++) {
-                double sc = scale * FloatRows.dot(q, qo, keys, j * headDim, headDim);
-                scores[j] = sc;
-                blockMax = Math.max(blockMax, sc);
-            }
-            int ao = r * headDim;
-            if (blockMax > max[r]) {
-                double correction = Math.exp(max[r] - blockMax); // 0 on the first block
-                sum[r] *= correction;
-                FloatRows.scale(acc, ao, (float) correction, headDim);
-                max[r] = blockMax;
-            }
-            double m = max[r];
-            for (int j = 0; j < visible; j++) {
-                double p = Math.exp(scores[j] - m);
-                sum[r] += p;
-                FloatRows.axpy((float) p, vals, j * headDim, acc, ao, headDim);
-            }
+        if (ownsSession) {
+            session.close();
         }
     }
 }

@@ -409,22 +409,6 @@ public final class PagedKvCache implements AutoCloseable {
         return formats[layer];
     }
 
-    MemorySegment segment(int layer, int block) {
-        return pools.segment(layer, block);
-    }
-
-    long offset(int layer, int block) {
-        return pools.offset(layer, block);
-    }
-
-    long headRowBytes(int layer) {
-        return headRowBytes[layer];
-    }
-
-    long keysBytes(int layer) {
-        return keysBytes[layer];
-    }
-
     /** Throws unless {@code s} is a live sequence of this open cache. */
     void check(KvSequence s) {
         requireOpen();

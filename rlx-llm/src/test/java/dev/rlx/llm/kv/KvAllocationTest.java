@@ -84,12 +84,13 @@ class KvAllocationTest {
             float[] q = new float[lens.length * heads * d];
             float[] out = new float[q.length];
             int[] qlens = {1, 1, 1};
-            PagedAttention a = new PagedAttention(c, heads, 0.125f, 1);
-            assertSteadyStateAllocatesNothing("PagedAttention.forward", () -> {
-                for (int i = 0; i < 200; i++) {
-                    a.forward(0, seqs, qlens, seqs.length, q, out);
-                }
-            });
+            try (PagedAttention a = new PagedAttention(c, heads, 0.125f, 1)) {
+                assertSteadyStateAllocatesNothing("PagedAttention.forward", () -> {
+                    for (int i = 0; i < 200; i++) {
+                        a.forward(0, seqs, qlens, seqs.length, q, out);
+                    }
+                });
+            }
         }
     }
 }

@@ -150,7 +150,9 @@ class KvCacheReportTest {
                     c.write(seqs[i], 0, 0, lens[i], ks[i], 0, vs[i], 0);
                 }
                 float[] out = new float[q.length];
-                new PagedAttention(c, heads, (float) scale, 2).forward(0, seqs, new int[] {1, 1, 1, 1}, 4, q, out);
+                try (PagedAttention a = new PagedAttention(c, heads, (float) scale, 2)) {
+                    a.forward(0, seqs, new int[] {1, 1, 1, 1}, 4, q, out);
+                }
                 double max = 0;
                 double sum = 0;
                 double errSq = 0;

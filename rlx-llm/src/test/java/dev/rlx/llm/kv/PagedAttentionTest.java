@@ -70,8 +70,9 @@ class PagedAttentionTest {
             total += n;
         }
         float[] out = new float[total * s.heads() * cfg.headDim()];
-        new PagedAttention(s.cache(), s.heads(), (float) (1 / Math.sqrt(cfg.headDim())), threads)
-                .forward(0, s.seqs(), s.qlens(), s.seqs().length, s.q(), out);
+        try (PagedAttention a = new PagedAttention(s.cache(), s.heads(), (float) (1 / Math.sqrt(cfg.headDim())), threads)) {
+            a.forward(0, s.seqs(), s.qlens(), s.seqs().length, s.q(), out);
+        }
         return out;
     }
 
@@ -172,6 +173,7 @@ class PagedAttentionTest {
     void forward_badQueries_throwTypedErrors() {
         try (Setup s = setup(KvStorage.F32, 4, 2, 32, 4, new int[] {3}, new int[] {1}, 7)) {
             PagedKvCache c = s.cache();
+            @SuppressWarnings("resource") // closed below, after the rejections
             PagedAttention a = new PagedAttention(c, 4, 0.1f, 1);
             float[] out = new float[4 * 32 * 4];
             KvSequence[] seqs = s.seqs();
@@ -190,13 +192,16 @@ class PagedAttentionTest {
             c.free(seqs[0]);
             assertEquals(KvCacheException.Reason.BAD_SEQUENCE, assertThrows(KvCacheException.class,
                     () -> a.forward(0, seqs, new int[] {1}, 1, s.q(), out)).reason());
+            a.close();
         }
     }
 
     @Test
     void forward_emptyBatch_doesNothing() {
         try (PagedKvCache c = new PagedKvCache(KvCacheConfig.of(1, 1, 32, 4, 4, KvStorage.F32))) {
-            new PagedAttention(c, 2, 0.5f, 2).forward(0, new KvSequence[0], new int[0], 0, new float[0], new float[0]);
+            try (PagedAttention a = new PagedAttention(c, 2, 0.5f, 2)) {
+                a.forward(0, new KvSequence[0], new int[0], 0, new float[0], new float[0]);
+            }
         }
     }
 }

@@ -150,7 +150,9 @@ class SpillTest {
                     q[i] = (float) r.nextGaussian();
                 }
                 float[] out = new float[q.length];
-                new PagedAttention(c, 4, 0.125f, 1).forward(l, new KvSequence[] {s}, new int[] {1}, 1, q, out);
+                try (PagedAttention a = new PagedAttention(c, 4, 0.125f, 1)) {
+                    a.forward(l, new KvSequence[] {s}, new int[] {1}, 1, q, out);
+                }
                 double[] want = AttentionReference.attend(q, 0, k, v, 1, tokens, 4, KV_HEADS, HEAD_DIM, 0.125);
                 for (int i = 0; i < want.length; i++) {
                     assertEquals(want[i], out[i], 1e-5, "layer " + l + " element " + i);

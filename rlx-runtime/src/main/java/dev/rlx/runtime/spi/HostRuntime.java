@@ -84,6 +84,29 @@ public final class HostRuntime implements DeviceRuntime, DeviceAllocator {
         return allocated.get();
     }
 
+    /**
+     * {@code segment} seen as a buffer of a host device, owned by the caller: for memory RLX reads by reference
+     * ({@code WeightSet.bind}), such as a KV cache's pool. It must stay valid while graphs use it.
+     */
+    public static DeviceBuffer wrap(MemorySegment segment) {
+        return new DeviceBuffer() {
+            @Override
+            public long byteSize() {
+                return segment.byteSize();
+            }
+
+            @Override
+            public MemorySegment host() {
+                return segment;
+            }
+
+            @Override
+            public boolean isFreed() {
+                return !segment.scope().isAlive();
+            }
+        };
+    }
+
     /** A host buffer: its own arena, so freeing it releases exactly its bytes. */
     private static final class HostBuffer implements DeviceBuffer {
         private final Arena arena;

@@ -1,20 +1,14 @@
-package dev.rlx.cpu;
+package dev.rlx.llm.kv;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.rlx.cpu.testing.Runner;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.Op;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.Value;
-import dev.rlx.llm.kv.KvCacheConfig;
-import dev.rlx.llm.kv.KvSequence;
-import dev.rlx.llm.kv.KvStorage;
-import dev.rlx.llm.kv.PagedAttention;
-import dev.rlx.llm.kv.PagedKvCache;
 import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.CompiledGraph;
 import dev.rlx.runtime.Device;
@@ -27,10 +21,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * rlx-llm's paged attention kernel against this backend: its contiguous attention op ({@code Op.Attention}, causal,
+ * {@link PagedAttention} on the CPU backend against the contiguous attention op ({@code Op.Attention}, causal,
  * BSHD) over the same K/V (one graph per sequence, fed the keys and values the cache decodes, with the same
- * queries), and {@code Op.PagedAttention} over the cache's own pool and spill bytes and slot tables, which is how
- * the cache's attention will run as a graph.
+ * queries); and against {@code Op.PagedAttention} in a graph of exactly the batch's size fed copies of the cache's
+ * pool and spill bytes and slot tables (PagedAttention binds the pools by reference and pads the batch to its
+ * compiled capacity: neither may change a value).
  */
 class PagedAttentionParityTest {
     /** Both sides compute in f32 with double softmax, in different orders: a few ulps of values in [-1, 1]. */
@@ -58,7 +53,9 @@ class PagedAttentionParityTest {
             float[] q = uniform(r, tokens * heads * d);
             float[] out = new float[q.length];
             float scale = (float) (1 / Math.sqrt(d));
-            new PagedAttention(cache, heads, scale, 2).forward(0, seqs, qlens, seqs.length, q, out);
+            try (PagedAttention attn = new PagedAttention(cache, heads, scale, 2)) {
+                attn.forward(0, seqs, qlens, seqs.length, q, out);
+            }
 
             int token = 0;
             for (int i = 0; i < lens.length; i++) {
@@ -72,7 +69,10 @@ class PagedAttentionParityTest {
                 Value kv = g.input("k", Shape.of(DType.F32, 1, len, kvHeads, d));
                 Value vv = g.input("v", Shape.of(DType.F32, 1, len, kvHeads, d));
                 g.setOutputs(g.attention(qv, kv, vv, Op.Attention.of(heads, kvHeads, d).withScale(scale).causal()));
-                double[] want = Runner.run(g, Map.of("q", qi, "k", k, "v", v)).get(0);
+                float[] want;
+                try (Session s = new Session(Device.CPU); CompiledGraph c = s.compile(g)) {
+                    want = c.run(Map.of("q", qi, "k", k, "v", v)).get(0);
+                }
                 for (int j = 0; j < want.length; j++) {
                     double got = out[token * heads * d + j];
                     assertTrue(Math.abs(got - want[j]) <= ATOL,
@@ -130,12 +130,12 @@ class PagedAttentionParityTest {
                     g.input("kv_lens", Shape.of(DType.I32, lens.length)),
                     g.input("query_offsets", Shape.of(DType.I32, lens.length + 1)), spec));
             try (Session s = new Session(Device.CPU, CompileOptions.defaults().withThreads(2));
-                 CompiledGraph c = s.compile(g)) {
+                 CompiledGraph c = s.compile(g); PagedAttention attn = new PagedAttention(cache, heads, scale, 2)) {
                 for (int layer = 0; layer < 2; layer++) {
                     assertEquals(spec.blockBytes(), cfg.blockBytes(layer));
                     float[] want = new float[q.length];
                     // PagedAttention takes no idle sequences: the last (no queries) is left out of its batch
-                    new PagedAttention(cache, heads, scale, 2).forward(layer, seqs, qlens, seqs.length - 1, q, want);
+                    attn.forward(layer, seqs, qlens, seqs.length - 1, q, want);
                     c.setInput("q", q);
                     c.setInput("pool", cache.ramPool(layer));
                     c.setInput("spill", cache.spillPool(layer));
