@@ -93,6 +93,7 @@ final class CpuCompiler implements LowerContext {
                 continue; // aliases its source: nothing to compute
             }
             Kernel k;
+            memory.beginKernel();
             try {
                 Kernel wrapped = adapter == null ? null : HalfAdapter.wrap(n, this, adapter, CpuLowering::lower);
                 k = wrapped != null ? wrapped : CpuLowering.lower(n, this);
@@ -136,6 +137,11 @@ final class CpuCompiler implements LowerContext {
     @Override
     public MemorySegment scratch(long bytes) {
         return memory.scratch(bytes);
+    }
+
+    @Override
+    public MemorySegment workspace(long bytes) {
+        return memory.workspace(bytes);
     }
 
     @Override

@@ -17,6 +17,8 @@ final class CpuMemory implements AutoCloseable {
     private final List<DeviceBuffer> buffers = new ArrayList<>();
     private final Arena scratch = Arena.ofShared();
     private long scratchBytes;
+    private MemorySegment workspace; // the kernels' shared workspace (the newest, largest one)
+    private long workspaceUsed; // bytes of it the kernel being built has taken
 
     CpuMemory(DeviceAllocator allocator) {
         this.allocator = allocator;
@@ -33,6 +35,30 @@ final class CpuMemory implements AutoCloseable {
     MemorySegment scratch(long bytes) {
         scratchBytes += bytes;
         return scratch.allocate(Math.max(1, bytes), 64).asSlice(0, bytes);
+    }
+
+    /** The next kernel's workspace requests start again at the beginning of the shared workspace. */
+    void beginKernel() {
+        workspaceUsed = 0;
+    }
+
+    /**
+     * Bytes only the kernel being built uses, and only while it runs: carved from one workspace all kernels share.
+     * When a kernel needs more than is left, a larger workspace (at least twice the last) is allocated and later
+     * kernels share that one; kernels built earlier keep the slices they were given, so what is held stays within
+     * about twice the largest kernel's need.
+     */
+    MemorySegment workspace(long bytes) {
+        long need = (bytes + 63) & ~63L;
+        if (workspace == null || workspaceUsed + need > workspace.byteSize()) {
+            long size = Math.max(need + workspaceUsed, workspace == null ? 0 : 2 * workspace.byteSize());
+            workspace = scratch.allocate(Math.max(64, size), 64);
+            scratchBytes += workspace.byteSize();
+            workspaceUsed = 0;
+        }
+        MemorySegment s = workspace.asSlice(workspaceUsed, bytes);
+        workspaceUsed += need;
+        return s;
     }
 
     /** Bytes held: buffers and scratch. */

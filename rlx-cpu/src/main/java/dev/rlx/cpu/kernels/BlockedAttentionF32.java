@@ -113,10 +113,10 @@ final class BlockedAttentionF32 implements Kernel, RangeTask {
         this.workspaces = new Sgemm.Workspace[parts];
         int columns = Math.max(BQ, headDim);
         for (int p = 0; p < parts; p++) {
-            scores[p] = ctx.scratch(4L * Math.max(1, sk) * BQ);
-            sums[p] = ctx.scratch(4L * BQ);
+            scores[p] = ctx.workspace(4L * Math.max(1, sk) * BQ);
+            sums[p] = ctx.workspace(4L * BQ);
             probsT[p] = new Sgemm.Mat(scores[p], 0, 1, BQ);
-            workspaces[p] = Sgemm.Workspace.of(ctx.scratch(Sgemm.Workspace.bytes(columns)), columns);
+            workspaces[p] = Sgemm.Workspace.of(ctx.workspace(Sgemm.Workspace.bytes(columns)), columns);
         }
         this.parallel = ctx.parallel();
     }

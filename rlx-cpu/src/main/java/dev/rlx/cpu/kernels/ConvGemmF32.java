@@ -101,9 +101,9 @@ final class ConvGemmF32 implements Kernel, RangeTask {
         this.workspaces = new Sgemm.Workspace[parts];
         this.hooks = new BiasHook[parts];
         for (int p = 0; p < parts; p++) {
-            columns[p] = new Sgemm.Mat(ctx.scratch(4L * k * chunkCols), 0, chunkCols, 1);
+            columns[p] = new Sgemm.Mat(ctx.workspace(4L * k * chunkCols), 0, chunkCols, 1);
             plans[p] = new Im2colPlan(dMap, hMap, wMap, chunkCols);
-            workspaces[p] = Sgemm.Workspace.of(ctx.scratch(Sgemm.Workspace.bytes(chunkCols)), chunkCols);
+            workspaces[p] = Sgemm.Workspace.of(ctx.workspace(Sgemm.Workspace.bytes(chunkCols)), chunkCols);
             hooks[p] = bias == null ? null : new BiasHook();
         }
         this.parallel = ctx.parallel();

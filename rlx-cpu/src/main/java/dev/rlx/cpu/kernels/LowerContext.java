@@ -32,6 +32,15 @@ public interface LowerContext {
      */
     MemorySegment scratch(long bytes);
 
+    /**
+     * Workspace valid only while this node's kernel runs: the kernels of one executable run one at a time, so
+     * they share these bytes, and what they hold when the kernel starts is whatever another kernel left. For
+     * buffers a kernel fully writes before it reads (GEMM packing, im2col columns, split-K partials, score
+     * blocks); state kept across runs belongs in {@link #scratch}. 64-byte aligned; requests made while building
+     * one kernel never overlap each other.
+     */
+    MemorySegment workspace(long bytes);
+
     OpRegistry ops();
 
     /** The random-number settings the graph is compiled with. */
@@ -64,6 +73,11 @@ public interface LowerContext {
             @Override
             public MemorySegment scratch(long bytes) {
                 return outer.scratch(bytes);
+            }
+
+            @Override
+            public MemorySegment workspace(long bytes) {
+                return outer.workspace(bytes);
             }
 
             @Override

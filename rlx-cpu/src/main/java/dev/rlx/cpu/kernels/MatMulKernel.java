@@ -135,7 +135,7 @@ public final class MatMulKernel implements Kernel, RangeTask {
                         SPLIT_K_MAX_FLOATS / ((long) m * n)))
                 : aMats.length * rowPieces * colPieces;
         this.parts = Math.max(1, Math.min(want, units));
-        this.partials = splitK ? ctx.scratch((long) m * n * units * 4) : null;
+        this.partials = splitK ? ctx.workspace((long) m * n * units * 4) : null; // each partial is written before it is summed
         this.workspaces = new Sgemm.Workspace[parts];
         this.hooks = new Hook[parts];
         if (!f32) {
@@ -150,7 +150,7 @@ public final class MatMulKernel implements Kernel, RangeTask {
         if (path == Path.PACKED) {
             int cols = (n + colPieces - 1) / colPieces + Sgemm.NR;
             for (int p = 0; p < parts; p++) {
-                workspaces[p] = Sgemm.Workspace.of(ctx.scratch(Sgemm.Workspace.bytes(cols)), cols);
+                workspaces[p] = Sgemm.Workspace.of(ctx.workspace(Sgemm.Workspace.bytes(cols)), cols);
             }
         }
     }
