@@ -3,9 +3,9 @@ package dev.rlx.cpu;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.rlx.cpu.testing.Close;
-import dev.rlx.cpu.testing.NnReference;
-import dev.rlx.cpu.testing.Ref;
+import dev.rlx.testkit.Close;
+import dev.rlx.testkit.reference.NnReference;
+import dev.rlx.testkit.reference.Ref;
 import dev.rlx.cpu.testing.Runner;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;

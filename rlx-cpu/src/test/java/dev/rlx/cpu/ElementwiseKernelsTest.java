@@ -1,11 +1,11 @@
 package dev.rlx.cpu;
 
-import static dev.rlx.cpu.testing.Close.assertClose;
+import static dev.rlx.testkit.Close.assertClose;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.rlx.cpu.testing.ElementRefs;
-import dev.rlx.cpu.testing.Ref;
+import dev.rlx.testkit.reference.ElementRefs;
+import dev.rlx.testkit.reference.Ref;
 import dev.rlx.cpu.testing.Runner;
 import dev.rlx.ir.BinaryKind;
 import dev.rlx.ir.CompareKind;

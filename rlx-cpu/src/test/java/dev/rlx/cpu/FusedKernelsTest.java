@@ -1,9 +1,9 @@
 package dev.rlx.cpu;
 
-import static dev.rlx.cpu.testing.Close.assertClose;
+import static dev.rlx.testkit.Close.assertClose;
 
-import dev.rlx.cpu.testing.ElementRefs;
-import dev.rlx.cpu.testing.Ref;
+import dev.rlx.testkit.reference.ElementRefs;
+import dev.rlx.testkit.reference.Ref;
 import dev.rlx.cpu.testing.Runner;
 import dev.rlx.ir.BinaryKind;
 import dev.rlx.ir.DType;

@@ -1,9 +1,10 @@
 package dev.rlx.cpu;
 
-import static dev.rlx.cpu.testing.Close.assertClose;
+import dev.rlx.testkit.reference.AxisRef;
+import static dev.rlx.testkit.Close.assertClose;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.rlx.cpu.testing.Ref;
+import dev.rlx.testkit.reference.Ref;
 import dev.rlx.cpu.testing.Runner;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;

@@ -1,12 +1,13 @@
 package dev.rlx.cpu;
 
-import static dev.rlx.cpu.testing.Close.assertClose;
+import dev.rlx.testkit.reference.AxisRef;
+import static dev.rlx.testkit.Close.assertClose;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.rlx.cpu.testing.Ref;
+import dev.rlx.testkit.reference.Ref;
 import dev.rlx.cpu.testing.Runner;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;

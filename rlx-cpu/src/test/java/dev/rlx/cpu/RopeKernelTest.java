@@ -1,8 +1,8 @@
 package dev.rlx.cpu;
 
-import dev.rlx.cpu.testing.Close;
-import dev.rlx.cpu.testing.NnReference;
-import dev.rlx.cpu.testing.Ref;
+import dev.rlx.testkit.Close;
+import dev.rlx.testkit.reference.NnReference;
+import dev.rlx.testkit.reference.Ref;
 import dev.rlx.cpu.testing.Runner;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;

@@ -6,9 +6,9 @@ import static dev.rlx.cpu.FftKernelsTest.scaled;
 import static dev.rlx.cpu.FftKernelsTest.tol;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.rlx.cpu.testing.Close;
-import dev.rlx.cpu.testing.Dft;
-import dev.rlx.cpu.testing.Ref;
+import dev.rlx.testkit.Close;
+import dev.rlx.testkit.reference.Dft;
+import dev.rlx.testkit.reference.Ref;
 import dev.rlx.cpu.testing.Runner;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.FftNorm;

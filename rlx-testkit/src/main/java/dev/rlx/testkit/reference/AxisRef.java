@@ -1,4 +1,4 @@
-package dev.rlx.cpu;
+package dev.rlx.testkit.reference;
 
 import dev.rlx.ir.HalfFloats;
 
@@ -7,14 +7,14 @@ import dev.rlx.ir.HalfFloats;
  * along an axis, and the rounding a value takes when stored in a narrow float type. Independent of the
  * kernels under test.
  */
-final class AxisRef {
+public final class AxisRef {
     private AxisRef() {}
 
     /**
      * The lines along {@code axis} of a row-major tensor of {@code dims}: line l (row-major over the other
      * dims) lists the flat positions of its elements in axis order.
      */
-    static int[][] lines(int[] dims, int axis) {
+    public static int[][] lines(int[] dims, int axis) {
         int outer = 1;
         for (int d = 0; d < axis; d++) {
             outer *= dims[d];
@@ -36,19 +36,19 @@ final class AxisRef {
     }
 
     /** {@code dims} with {@code dims[axis]} replaced. */
-    static int[] withDim(int[] dims, int axis, int size) {
+    public static int[] withDim(int[] dims, int axis, int size) {
         int[] d = dims.clone();
         d[axis] = size;
         return d;
     }
 
     /** The value an f16 slot holds after storing {@code v}. */
-    static double f16(double v) {
+    public static double f16(double v) {
         return HalfFloats.f16ToFloat(HalfFloats.toF16((float) v));
     }
 
     /** The value a bf16 slot holds after storing {@code v}. */
-    static double bf16(double v) {
+    public static double bf16(double v) {
         return HalfFloats.bf16ToFloat(HalfFloats.toBF16((float) v));
     }
 }

@@ -1,4 +1,4 @@
-package dev.rlx.cpu.testing;
+package dev.rlx.testkit.reference;
 
 import dev.rlx.ir.Op;
 import java.util.List;

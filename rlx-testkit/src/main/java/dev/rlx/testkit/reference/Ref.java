@@ -1,4 +1,4 @@
-package dev.rlx.cpu.testing;
+package dev.rlx.testkit.reference;
 
 import java.util.Arrays;
 import java.util.Random;

@@ -1,4 +1,4 @@
-package dev.rlx.cpu.testing;
+package dev.rlx.testkit.reference;
 
 /**
  * The discrete Fourier transform computed directly from its definition in float64, the reference for the FFT
@@ -25,8 +25,8 @@ public final class Dft {
         double re = 0;
         double im = 0;
         double sign = inverse ? 1 : -1;
-        for (int t = 0; t < n; t++) {
-            int j = (int) ((long) k * t % n);
+        int step = Math.floorMod(k, n);
+        for (int t = 0, j = 0; t < n; t++, j = j + step >= n ? j + step - n : j + step) { // j = k t mod n
             double c = cos[j];
             double s = sign * sin[j];
             re += x[2 * t] * c - x[2 * t + 1] * s;

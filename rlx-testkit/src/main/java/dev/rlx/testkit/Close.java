@@ -1,4 +1,4 @@
-package dev.rlx.cpu.testing;
+package dev.rlx.testkit;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
