@@ -2,14 +2,19 @@ package dev.rlx.testkit;
 
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;
+import dev.rlx.ir.Node;
+import dev.rlx.ir.Op;
+import dev.rlx.ir.OpKind;
 import dev.rlx.ir.Tensor;
 import dev.rlx.ir.Value;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -61,6 +66,38 @@ public final class OpCase {
             throw new IllegalStateException("case " + name + ": the graph builder set no outputs");
         }
         return g;
+    }
+
+    /** The op kinds the case's graph uses, subgraphs included: what a backend's {@code skipReason} can test. */
+    public Set<OpKind> kinds() {
+        Set<OpKind> k = EnumSet.noneOf(OpKind.class);
+        forEachNode(buildGraph(), n -> k.add(n.kind()));
+        return k;
+    }
+
+    /** The dtypes of every value the case's graph makes, subgraphs included. */
+    public Set<DType> dtypes() {
+        Set<DType> d = EnumSet.noneOf(DType.class);
+        forEachNode(buildGraph(), n -> n.outputs().forEach(v -> d.add(v.dtype())));
+        return d;
+    }
+
+    private static void forEachNode(Graph g, Consumer<Node> f) {
+        for (Node n : g.nodes()) {
+            f.accept(n);
+            switch (n.op()) {
+                case Op.If i -> {
+                    forEachNode(i.thenBranch(), f);
+                    forEachNode(i.elseBranch(), f);
+                }
+                case Op.While w -> {
+                    forEachNode(w.cond(), f);
+                    forEachNode(w.body(), f);
+                }
+                case Op.Scan sc -> forEachNode(sc.body(), f);
+                default -> { }
+            }
+        }
     }
 
     /** A fresh graph and its data: the graph as the builder makes it, every input and param filled. */

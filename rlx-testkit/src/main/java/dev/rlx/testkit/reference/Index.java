@@ -38,8 +38,13 @@ final class Index {
     static int[] broadcast(int[] operandDims, int[] outDims) {
         int[] map = new int[count(outDims)];
         int off = outDims.length - operandDims.length;
+        int[] idx = new int[outDims.length]; // odometer over the output, row-major
         for (int o = 0; o < map.length; o++) {
-            int[] idx = unravel(o, outDims);
+            if (o > 0) {
+                for (int d = outDims.length - 1; ++idx[d] == outDims[d]; d--) {
+                    idx[d] = 0;
+                }
+            }
             int f = 0;
             for (int i = 0; i < operandDims.length; i++) {
                 f = f * operandDims[i] + (operandDims[i] == 1 ? 0 : idx[off + i]);

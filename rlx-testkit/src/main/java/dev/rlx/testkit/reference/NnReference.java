@@ -151,7 +151,8 @@ public final class NnReference {
             outDims[i + 2] = (x.dim(i + 2) + spec.pads().get(i) + spec.pads().get(i + sr) - span) / spec.strides().get(i) + 1;
         }
         Ref out = Ref.zeros(outDims);
-        int taps = volume(kernel);
+        int[][] tapIndex = tapIndices(kernel);
+        int[] xi = new int[sr + 2];
         for (int o = 0; o < out.size(); o++) {
             int[] oi = out.unravel(o);
             int n = oi[0];
@@ -159,9 +160,7 @@ public final class NnReference {
             double acc = bias == null ? 0 : bias.at(oc);
             for (int icg = 0; icg < cinG; icg++) {
                 int ic = (oc / coutG) * cinG + icg;
-                for (int t = 0; t < taps; t++) {
-                    int[] ki = unravel(kernel, t);
-                    int[] xi = new int[sr + 2];
+                for (int[] ki : tapIndex) {
                     xi[0] = n;
                     xi[1] = ic;
                     boolean inside = true;
@@ -291,6 +290,15 @@ public final class NnReference {
             k[i] = w.dim(i + 2);
         }
         return k;
+    }
+
+    /** The multi-index of every kernel tap, in row-major order. */
+    private static int[][] tapIndices(int[] kernel) {
+        int[][] t = new int[volume(kernel)][];
+        for (int i = 0; i < t.length; i++) {
+            t[i] = unravel(kernel, i);
+        }
+        return t;
     }
 
     private static int volume(int[] dims) {

@@ -35,8 +35,14 @@ final class ReduceReference {
         long[] lacc = new long[n];
         java.util.Arrays.fill(acc, identity(k));
         java.util.Arrays.fill(lacc, integerIdentity(k, x.dtype()));
+        int[] idx = new int[dims.length]; // odometer over x, row-major
         for (int f = 0; f < x.size(); f++) {
-            int o = outIndex(Index.unravel(f, dims), dims, reduced);
+            if (f > 0) {
+                for (int d = dims.length - 1; ++idx[d] == dims[d]; d--) {
+                    idx[d] = 0;
+                }
+            }
+            int o = outIndex(idx, dims, reduced);
             if (x.integral()) {
                 long v = x.getLong(f);
                 lacc[o] = switch (k) {
