@@ -45,7 +45,7 @@ public abstract class ConformanceSuite {
         return families().stream().map(f -> DynamicContainer.dynamicContainer(f.name(),
                 f.cases().stream().map(c -> DynamicTest.dynamicTest(c.name(), () -> {
                     String skip = skipReason(c);
-                    Assumptions.assumeTrue(skip == null, () -> "skipped: " + skip);
+                    Assumptions.assumeTrue(skip == null, () -> "case " + c.name() + " skipped: " + skip);
                     CaseCheck.verify(c, runner, reference);
                 }))));
     }

@@ -59,6 +59,23 @@ final class Index {
      * over the other dims) lists its elements in axis order.
      */
     static int[][] lines(int[] dims, int axis) {
-        return AxisRef.lines(dims, axis);
+        int outer = 1;
+        for (int d = 0; d < axis; d++) {
+            outer *= dims[d];
+        }
+        int inner = 1;
+        for (int d = axis + 1; d < dims.length; d++) {
+            inner *= dims[d];
+        }
+        int n = dims[axis];
+        int[][] out = new int[outer * inner][n];
+        for (int o = 0; o < outer; o++) {
+            for (int i = 0; i < inner; i++) {
+                for (int j = 0; j < n; j++) {
+                    out[o * inner + i][j] = (o * n + j) * inner + i;
+                }
+            }
+        }
+        return out;
     }
 }
