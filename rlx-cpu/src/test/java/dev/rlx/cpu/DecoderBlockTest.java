@@ -1,6 +1,6 @@
 package dev.rlx.cpu;
 
-import static dev.rlx.cpu.testing.Close.assertClose;
+import static dev.rlx.testkit.Close.assertClose;
 
 import dev.rlx.cpu.testing.Runner;
 import dev.rlx.ir.Tensor;

@@ -1,10 +1,10 @@
 package dev.rlx.cpu;
 
-import static dev.rlx.cpu.testing.Close.assertClose;
+import static dev.rlx.testkit.Close.assertClose;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import dev.rlx.cpu.blas.OpenBlas;
-import dev.rlx.cpu.testing.Ref;
+import dev.rlx.testkit.reference.Ref;
 import dev.rlx.cpu.testing.Runner;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;

@@ -2,7 +2,7 @@ package dev.rlx.cpu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.rlx.cpu.testing.Ref;
+import dev.rlx.testkit.reference.Ref;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.HeadLayout;

@@ -1,9 +1,9 @@
 package dev.rlx.cpu;
 
-import static dev.rlx.cpu.testing.Close.assertClose;
+import static dev.rlx.testkit.Close.assertClose;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.rlx.cpu.testing.Ref;
+import dev.rlx.testkit.reference.Ref;
 import dev.rlx.cpu.testing.SmallCnn;
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.Tensor;

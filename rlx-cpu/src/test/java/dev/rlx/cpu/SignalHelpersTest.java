@@ -1,14 +1,14 @@
 package dev.rlx.cpu;
 
-import static dev.rlx.cpu.FftKernelsTest.assertSpectrum;
-import static dev.rlx.cpu.FftKernelsTest.randomComplex;
-import static dev.rlx.cpu.FftKernelsTest.scaled;
-import static dev.rlx.cpu.FftKernelsTest.tol;
+import static dev.rlx.cpu.FftLargeLengthsTest.assertSpectrum;
+import static dev.rlx.cpu.FftLargeLengthsTest.randomComplex;
+import static dev.rlx.cpu.FftLargeLengthsTest.scaled;
+import static dev.rlx.cpu.FftLargeLengthsTest.tol;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.rlx.cpu.testing.Close;
-import dev.rlx.cpu.testing.Dft;
-import dev.rlx.cpu.testing.Ref;
+import dev.rlx.testkit.Close;
+import dev.rlx.testkit.reference.Dft;
+import dev.rlx.testkit.reference.Ref;
 import dev.rlx.cpu.testing.Runner;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.FftNorm;
@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The {@link Signal} helpers run on the CPU backend against float64 references computed from their
  * definitions: direct DFTs, direct framing for the STFT, the direct convolution sum. Tolerances as in
- * {@link FftKernelsTest}.
+ * {@link FftLargeLengthsTest}.
  */
 class SignalHelpersTest {
 

@@ -1,7 +1,7 @@
 package dev.rlx.cpu;
 
-import dev.rlx.cpu.testing.Close;
-import dev.rlx.cpu.testing.Ref;
+import dev.rlx.testkit.Close;
+import dev.rlx.testkit.reference.Ref;
 import dev.rlx.cpu.testing.Runner;
 import dev.rlx.cpu.testing.SmallCnn;
 import java.util.List;

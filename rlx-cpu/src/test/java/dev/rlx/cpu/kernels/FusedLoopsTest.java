@@ -1,13 +1,13 @@
 package dev.rlx.cpu.kernels;
 
-import static dev.rlx.cpu.testing.Close.assertClose;
+import static dev.rlx.testkit.Close.assertClose;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.rlx.cpu.testing.ElementRefs;
-import dev.rlx.cpu.testing.Ref;
+import dev.rlx.testkit.reference.ElementRefs;
+import dev.rlx.testkit.reference.Ref;
 import dev.rlx.ir.BinaryKind;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.ElementwiseProgram;

@@ -1,5 +1,7 @@
 package dev.rlx.cpu.testing;
 
+import dev.rlx.testkit.reference.Ref;
+
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.Tensor;
 import dev.rlx.runtime.CompileOptions;

@@ -1,5 +1,8 @@
 package dev.rlx.cpu.testing;
 
+import dev.rlx.testkit.reference.NnReference;
+import dev.rlx.testkit.reference.Ref;
+
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.Op;
