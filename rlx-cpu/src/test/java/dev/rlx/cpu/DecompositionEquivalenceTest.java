@@ -1,13 +1,11 @@
 package dev.rlx.cpu;
 
-import static dev.rlx.cpu.testing.Close.assertClose;
+import static dev.rlx.testkit.Close.assertClose;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.rlx.cpu.testing.ElementRefs;
-import dev.rlx.cpu.testing.Ref;
 import dev.rlx.cpu.testing.Runner;
 import dev.rlx.ir.BinaryKind;
 import dev.rlx.ir.DType;
@@ -26,6 +24,8 @@ import dev.rlx.opt.decompose.Decompose;
 import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.Device;
 import dev.rlx.runtime.Session;
+import dev.rlx.testkit.reference.ElementRefs;
+import dev.rlx.testkit.reference.Ref;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

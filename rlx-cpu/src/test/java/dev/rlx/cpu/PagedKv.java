@@ -1,7 +1,5 @@
 package dev.rlx.cpu;
 
-import dev.rlx.cpu.testing.NnReference;
-import dev.rlx.cpu.testing.Ref;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.Op;
@@ -9,6 +7,8 @@ import dev.rlx.ir.Shape;
 import dev.rlx.ir.Value;
 import dev.rlx.ir.quant.BlockFormat;
 import dev.rlx.runtime.CompiledGraph;
+import dev.rlx.testkit.reference.NnReference;
+import dev.rlx.testkit.reference.Ref;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
 package dev.rlx.cpu;
 
-import static dev.rlx.cpu.testing.Close.assertClose;
+import static dev.rlx.testkit.Close.assertClose;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

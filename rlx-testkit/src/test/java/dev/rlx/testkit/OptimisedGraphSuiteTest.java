@@ -1,12 +1,10 @@
 package dev.rlx.testkit;
 
 import dev.rlx.ir.Graph;
-import dev.rlx.ir.OpKind;
 import dev.rlx.opt.CompilePipeline;
 import dev.rlx.opt.PrecisionPolicy;
 import dev.rlx.testkit.cases.OpCatalog;
 import dev.rlx.testkit.reference.ReferenceInterpreter;
-import java.util.EnumSet;
 import java.util.List;
 
 /**
@@ -18,7 +16,7 @@ import java.util.List;
 class OptimisedGraphSuiteTest extends ConformanceSuite {
     private final ReferenceInterpreter reference = new ReferenceInterpreter();
     private final CompilePipeline pipeline =
-            CompilePipeline.standard(PrecisionPolicy.F32, true, EnumSet.allOf(OpKind.class), reference);
+            CompilePipeline.standard(PrecisionPolicy.F32, true, dev.rlx.opt.Capabilities.all(), reference);
 
     @Override
     protected GraphRunner runner() {

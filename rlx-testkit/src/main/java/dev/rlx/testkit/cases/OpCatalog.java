@@ -16,6 +16,7 @@ public final class OpCatalog {
         return List.of(ElementwiseCases.family(), MatMulCases.family(), ReduceCases.family(), AxisCases.family(),
                 NormCases.family(), MovementCases.family(), IndexCases.family(), AttentionCases.family(),
                 ConvCases.family(), PoolCases.family(), FftCases.family(), ControlFlowCases.family(),
-                FusedCases.family(), PatternCases.family(), RngCases.family(), CustomCases.family());
+                FusedCases.family(), PatternCases.family(), RngCases.family(), CustomCases.family(),
+                PagedAttentionCases.family());
     }
 }

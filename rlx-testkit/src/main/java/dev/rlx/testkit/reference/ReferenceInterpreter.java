@@ -7,6 +7,7 @@ import dev.rlx.ir.Shape;
 import dev.rlx.ir.Tensor;
 import dev.rlx.ir.Value;
 import dev.rlx.opt.ConstantEvaluator;
+import dev.rlx.opt.MemoryPlan;
 import dev.rlx.runtime.RngOptions;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -61,9 +62,9 @@ public final class ReferenceInterpreter implements ConstantEvaluator {
         return execute(g, sources).stream().map(RefTensor::toTensor).toList();
     }
 
-    /** Runs a graph without inputs or params (a constant subgraph). */
+    /** Runs a graph without inputs or params (a constant subgraph); the plan is not needed. */
     @Override
-    public List<Tensor> evaluate(Graph g) {
+    public List<Tensor> evaluate(Graph g, MemoryPlan plan) {
         return run(g, Map.of());
     }
 
@@ -152,6 +153,7 @@ public final class ReferenceInterpreter implements ConstantEvaluator {
             case Op.Gather g -> List.of(IndexReference.gather(in.get(0), in.get(1), g.axis(), out));
             case Op.ScatterAdd s -> List.of(IndexReference.scatterAdd(in.get(0), in.get(1), in.get(2), s.axis(), out));
             case Op.Attention a -> List.of(NnOps.attention(a, in, out));
+            case Op.PagedAttention a -> List.of(PagedAttentionReference.pagedAttention(a, in, out));
             case Op.Rope r -> List.of(NnOps.rope(r, in, out));
             case Op.Conv c -> List.of(NnOps.conv(c, in, out));
             case Op.ConvTranspose c -> List.of(NnOps.convTranspose(c, in, out));

@@ -1,0 +1,25 @@
+package dev.rlx.testkit;
+
+import dev.rlx.ir.OpKind;
+import dev.rlx.runtime.CompileOptions;
+import dev.rlx.runtime.Session;
+import dev.rlx.testkit.reference.ReferenceBackend;
+
+/**
+ * The whole suite on the reference backend claiming only the primitive ops, through the runtime like any
+ * backend: every composite and fusion product arrives decomposed, weights come from weight sets, constants are
+ * folded by the reference, bodies arrive planned. Compared with the interpreter's own definitions of the
+ * composites, this checks every decomposition in double precision (and the SPI plumbing on the way).
+ */
+class PrimitiveReferenceTestkitTest extends BackendTestkit {
+    @Override
+    protected Session session() {
+        return new Session(ReferenceBackend.primitivesOnly(), CompileOptions.defaults(), null);
+    }
+
+    @Override
+    protected String skipReason(OpCase c) {
+        return c.kinds().contains(OpKind.PAGED_ATTENTION)
+                ? "paged attention has no decomposition: a backend runs it natively or not at all" : null;
+    }
+}
