@@ -89,7 +89,7 @@ final class DemoCommand implements Callable<Integer> {
         Tick t0 = Tick.now();
         progress.show("rlx demo: compiling the decoder block");
         try (CompiledGraph c = s.compile(b.build())) {
-            progress.close();
+            progress.clear();
             out.printf(Locale.ROOT, "  compiled in %.1f ms: %d kernels%n", Tick.now().elapsedMs(t0), c.kernelCount());
             out.printf(Locale.ROOT, "  arena: %s (no reuse: %s, %.1f%% saved); precision %s, optimise %s%n",
                     mib(c.arenaBytes()), mib(c.unsharedBytes()),
@@ -109,7 +109,7 @@ final class DemoCommand implements Callable<Integer> {
             c.setInput("x", b.randomInput(seed + 1));
             float[] y = new float[(int) c.output(0).size()];
             SteadyState.Result t = new SteadyState(progress).measure(c::run, warmup, runs);
-            progress.close();
+            progress.clear();
             c.output(0).copyTo(y);
             double sum = 0;
             double abs = 0;

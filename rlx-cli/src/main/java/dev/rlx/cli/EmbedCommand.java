@@ -73,7 +73,7 @@ final class EmbedCommand implements Callable<Integer> {
                 Tick t1 = Tick.now();
                 v = e.embed(texts);
                 double firstMs = Tick.now().elapsedMs(t1);
-                progress.close();
+                progress.clear();
                 err.printf(Locale.ROOT, "all-MiniLM-L6-v2 %s on %s: model read in %.0f ms, embedded (import, compile, "
                         + "run) in %.0f ms%n",
                         variant(which), sessionOptions.describe(s), loadMs, firstMs);

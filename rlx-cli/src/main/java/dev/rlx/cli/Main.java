@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
         description = "RLX for Java: compile and run compute graphs.",
         subcommands = {DemoCommand.class, EmbedCommand.class, RunCommand.class, HwCommand.class, GpuCommand.class,
                 OnnxConformanceCommand.class, AutoComplete.GenerateCompletion.class},
-        footer = {"", "Exit status: 0 success, 1 failure, 2 usage error. Shell completion: source <(rlx generate-completion)"})
+        footer = {"", "Exit status: 0 success, 1 failure, 2 usage error.",
+                "Shell completion (bash, zsh): source <(rlx generate-completion)"})
 public final class Main implements Runnable {
     @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT,
             description = "On an error, also print its stack trace (onnx-conformance: also list each case that does not pass).")

@@ -96,7 +96,7 @@ final class OnnxConformanceCommand implements Callable<Integer> {
                     r.add(result);
                     done++;
                     if (listFailures && result.status() != CaseResult.Status.PASS) {
-                        progress.close();
+                        progress.clear();
                         out.println(result.status() + " " + e.getKey() + "/" + result.name() + ": " + result.detail());
                         out.flush();
                     }

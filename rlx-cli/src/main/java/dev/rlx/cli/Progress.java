@@ -56,13 +56,18 @@ final class Progress implements AutoCloseable {
         drawn = true;
     }
 
-    /** Erases the line, so what follows starts on a clean one. */
-    @Override
-    public void close() {
+    /** Erases the line, so what follows starts on a clean one; a later {@link #show} draws it again. */
+    void clear() {
         if (drawn) {
             err.print("\r\033[K");
             err.flush();
             drawn = false;
         }
+    }
+
+    /** {@link #clear}: nothing of the line is left behind, whether the work ended or failed. */
+    @Override
+    public void close() {
+        clear();
     }
 }

@@ -1,5 +1,6 @@
 package dev.rlx.cli;
 
+import dev.rlx.ir.RlxException;
 import dev.rlx.ir.Tensor;
 import dev.rlx.onnx.OnnxModel;
 import dev.rlx.onnx.OnnxRunner;
@@ -67,8 +68,13 @@ final class RunCommand implements Callable<Integer> {
         if (warmup != null) {
             OptionChecks.atLeast(spec, "--warmup", warmup, 0);
         }
-        MissingFileException.requireFile(model, "MODEL");
-        OnnxModel m = OnnxModel.load(model);
+        InputFileException.requireFile(model, "MODEL");
+        OnnxModel m;
+        try {
+            m = OnnxModel.load(model);
+        } catch (RlxException e) {
+            throw InputFileException.reading(model, "MODEL", e);
+        }
         Map<String, Tensor> feed = readInputs(m);
         try (Session s = sessionOptions.open(); OnnxRunner r = new OnnxRunner(m, s);
                 Progress progress = Progress.onTerminal(err)) {
@@ -78,7 +84,7 @@ final class RunCommand implements Callable<Integer> {
             double firstMs = Tick.now().elapsedMs(t0);
             SteadyState.Result steady = new SteadyState(progress).measure(() -> r.run(feed), warmup, runs);
             Map<String, Tensor> result = r.run(feed);
-            progress.close();
+            progress.clear();
             out.printf(Locale.ROOT, "%s on %s%n", model.getFileName(), sessionOptions.describe(s));
             out.printf(Locale.ROOT, "  first run (import, compile, run): %.1f ms%n", firstMs);
             out.printf(Locale.ROOT, "  steady state: %s%n", steady.summary());
@@ -123,8 +129,8 @@ final class RunCommand implements Callable<Integer> {
         }
         Map<String, Tensor> feed = new LinkedHashMap<>();
         for (Map.Entry<String, Path> e : files.entrySet()) {
-            MissingFileException.requireFile(e.getValue(), "--input " + e.getKey());
-            feed.put(e.getKey(), Npy.read(e.getValue()));
+            InputFileException.requireFile(e.getValue(), "--input " + e.getKey());
+            feed.put(e.getKey(), Npy.read(e.getValue())); // its errors name the file already
         }
         return feed;
     }
