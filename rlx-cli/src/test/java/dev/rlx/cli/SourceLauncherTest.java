@@ -87,7 +87,7 @@ class SourceLauncherTest {
                 echo "$PWD $*" >> '%s'
                 [ -n "${FAKE_MVN_FAIL:-}" ] && { echo "[ERROR] Failed to execute goal: compilation failure"; exit 1; }
                 echo "[INFO] Building rlx-cli %s                                  [1/1]"
-                echo "Downloaded from central: https://repo.example/picocli.jar (406 kB at 1.2 MB/s)"
+                echo "[INFO] Downloaded from central: https://repo.example/picocli.jar (406 kB at 1.2 MB/s)"
                 echo "[INFO] Toolchain in maven-compiler-plugin: JDK[%s]"
                 cp '%s' rlx-cli/target/rlx-cli-%s-launcher.jar
                 echo "[INFO] BUILD SUCCESS"
@@ -120,8 +120,9 @@ class SourceLauncherTest {
         List<String> calls = mvnCalls();
         assertEquals(1, calls.size(), calls.toString());
         Path real = root.toRealPath();
-        assertEquals(real + " -B -Dstyle.color=never -Drlx.launcher -Djar.skipIfEmpty=true -pl rlx-cli -am process-classes jar:jar",
-                calls.get(0), "the main code only, up to its jars: no test phase, so no test dependency");
+        assertEquals(real + " -B -Dstyle.color=never -Drlx.launcher -Djar.skipIfEmpty=true -pl rlx-cli -am process-classes"
+                + " org.apache.maven.plugins:maven-jar-plugin:jar", calls.get(0),
+                "the main code only, up to its jars: no test phase, so no test dependency");
         assertTrue(first.err().startsWith("rlx: building the rlx command with Maven"), first.err());
         assertTrue(first.err().contains("\nrlx: building [1/1] rlx-cli\nrlx: downloaded 1 file (0.4 MB) into the local Maven"
                 + " repository\n"), first.err());
