@@ -60,7 +60,7 @@ final class GpuCommand implements Callable<Integer> {
             return 0;
         }
         // A terminal gets the screen redrawn in place; a pipe or file gets one block per refresh.
-        boolean terminal = System.console() != null && !json;
+        boolean terminal = System.console() != null && System.console().isTerminal() && !json;
         for (int n = 0; count == 0 || n < count; n++) {
             if (n > 0) {
                 try {

@@ -100,6 +100,11 @@ class LauncherTest {
         Run none = rlx(dir);
         assertEquals(0, none.exit());
         assertTrue(none.out().startsWith("Usage: rlx"), none.out());
+        Run watch = rlx(dir, env -> env.put("RLX_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so"), "gpu", "--watch", "0.01",
+                "--count", "2");
+        assertEquals(0, watch.exit(), watch.err());
+        assertFalse(watch.out().contains("\033"), "no screen-clearing escapes into a file: " + watch.out());
+        assertEquals(2, watch.out().lines().filter(l -> l.startsWith("rlx gpu, every 0.01 s: ")).count(), watch.out());
     }
 
     @Test
