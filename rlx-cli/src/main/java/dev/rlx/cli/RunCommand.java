@@ -48,7 +48,7 @@ final class RunCommand implements Callable<Integer> {
     int runs;
 
     @Option(names = "--warmup", paramLabel = "N", description = "Warm-up runs before the timed ones (default: until the"
-            + " time per run changes by under 5% from one round of runs to the next, at most 15 s).")
+            + " median time per run of a round of runs has changed by under 5% for two rounds running, at most 15 s).")
     Integer warmup;
 
     @Option(names = "--save", paramLabel = "DIR", description = "Write each output to DIR/<output name>.npy.")

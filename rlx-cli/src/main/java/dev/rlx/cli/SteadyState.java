@@ -6,8 +6,9 @@ import java.util.function.LongSupplier;
 
 /**
  * Times a task at its steady state, after the JIT has compiled it: either a fixed number of warm-up runs, or
- * rounds of runs until the median time per run of a round is within {@link #SETTLED} of the round before
- * (giving up after {@link #MAX_WARMUP_NS} of warming). Then each timed run is measured on its own.
+ * rounds of runs (each about {@link #ROUND_NS} long, at least {@link #MIN_ROUND} runs) until the median time per
+ * run of two rounds running is within {@link #SETTLED} of the round before (giving up after
+ * {@link #MAX_WARMUP_NS} of warming). Then each timed run is measured on its own.
  */
 final class SteadyState {
     /** Relative change of the round median under which the time per run counts as settled. */
@@ -15,8 +16,10 @@ final class SteadyState {
     /** Warming stops after this long even when the time per run still moves. */
     static final long MAX_WARMUP_NS = 15_000_000_000L;
     /** A warm-up round lasts about this long, and has at least {@link #MIN_ROUND} runs. */
-    private static final long ROUND_NS = 50_000_000L;
-    private static final int MIN_ROUND = 3;
+    static final long ROUND_NS = 200_000_000L;
+    static final int MIN_ROUND = 5;
+    /** Consecutive rounds within {@link #SETTLED} of the one before that count as settled: one could be luck. */
+    private static final int CALM_ROUNDS = 2;
 
     /** The outcome: how many warm-up runs there were, whether the time settled, and each timed run. */
     record Result(int warmupRuns, boolean settled, long[] runNs) {
@@ -73,6 +76,7 @@ final class SteadyState {
             warmed = 1;
             double previous = Double.NaN;
             long perRun = first;
+            int calm = 0;
             while (true) {
                 int n = (int) Math.max(MIN_ROUND, Math.min(10_000, ROUND_NS / Math.max(1, perRun)));
                 long[] round = new long[n];
@@ -83,7 +87,8 @@ final class SteadyState {
                 Arrays.sort(round);
                 perRun = round[n / 2];
                 progress.update(String.format(Locale.ROOT, "warming up: %d runs, now %.3f ms per run", warmed, perRun / 1e6));
-                if (Math.abs(perRun - previous) <= SETTLED * previous) {
+                calm = Math.abs(perRun - previous) <= SETTLED * previous ? calm + 1 : 0;
+                if (calm == CALM_ROUNDS) {
                     break;
                 }
                 if (clock.getAsLong() - start > MAX_WARMUP_NS) {

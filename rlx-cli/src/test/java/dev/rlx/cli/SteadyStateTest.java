@@ -47,6 +47,18 @@ class SteadyStateTest {
     }
 
     @Test
+    void oneCalmRoundByLuck_isNotEnough() {
+        // runs of 100 or 200 ms, so every round has the minimum of runs; round medians 200, 100, 100 (calm once),
+        // 200, then 100 for good
+        int round = SteadyState.MIN_ROUND;
+        long[] medians = {200, 100, 100, 200, 100, 100, 100, 100};
+        FakeTask task = new FakeTask(i -> i == 0 ? 100 * MS : medians[Math.min((i - 1) / round, medians.length - 1)] * MS);
+        SteadyState.Result r = measure(task, null, 1);
+        assertTrue(r.settled());
+        assertEquals(1 + 7 * round, r.warmupRuns(), "settled at the second calm round in a row, the 7th");
+    }
+
+    @Test
     void aFixedWarmup_isExactlyThatMany() {
         FakeTask task = new FakeTask(i -> i < 5 ? 9 * MS : 2 * MS + (i % 3) * MS);
         SteadyState.Result r = measure(task, 5, 3);
@@ -61,7 +73,7 @@ class SteadyStateTest {
 
     @Test
     void aTimeThatNeverSettles_stopsAtTheLimitAndSaysSo() {
-        // 3% slower every run: even the shortest round (3 runs) moves its median by over 9%
+        // 3% slower every run: even the shortest round (5 runs) moves its median by over 15%
         FakeTask growing = new FakeTask(i -> (long) (MS * Math.pow(1.03, i)));
         SteadyState.Result r = measure(growing, null, 2);
         assertFalse(r.settled());
