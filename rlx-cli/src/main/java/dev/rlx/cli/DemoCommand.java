@@ -9,26 +9,33 @@ import dev.rlx.ir.models.LlamaBlock;
 import dev.rlx.opt.PrecisionPolicy;
 import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.CompiledGraph;
-import dev.rlx.runtime.Device;
 import dev.rlx.runtime.Session;
 import dev.rlx.runtime.Tick;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code rlx demo}: the quickstart graph and a Llama-style decoder block, compiled and timed. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Run the quickstart graph and a Llama-style decoder block with deterministic weights.")
 final class DemoCommand implements Callable<Integer> {
-    @Option(names = "--device", defaultValue = "cpu", description = "Device to run on (default: ${DEFAULT-VALUE}).")
-    String device;
+    @Mixin
+    SessionOptions sessionOptions;
 
-    @Option(names = "--runs", defaultValue = "50", description = "Timed runs of the block (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--runs", defaultValue = "50", paramLabel = "N",
+            description = "Timed runs of the block at the steady state (default: ${DEFAULT-VALUE}).")
     int runs;
+
+    @Option(names = "--warmup", paramLabel = "N", description = "Warm-up runs of the block before the timed ones "
+            + "(default: until the time per run settles, as for rlx run).")
+    Integer warmup;
 
     @Option(names = "--seed", defaultValue = "42", description = "Seed for weights and input (default: ${DEFAULT-VALUE}).")
     long seed;
@@ -43,19 +50,27 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--memory-report", description = "Print the decoder block's arena layout.")
     boolean memoryReport;
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() {
-        PrintStream out = System.out;
-        Device d = Device.parse(device);
-        try (Session s = new Session(d, CompileOptions.defaults().withPrecision(precision).withOptimize(!noOptimize))) {
-            out.println("RLX demo on " + s.backendName());
-            quickstart(s, out);
-            decoderBlock(s, out);
+        PrintWriter out = spec.commandLine().getOut();
+        OptionChecks.atLeast(spec, "--runs", runs, 1);
+        if (warmup != null) {
+            OptionChecks.atLeast(spec, "--warmup", warmup, 0);
         }
+        CompileOptions opts = CompileOptions.defaults().withPrecision(precision).withOptimize(!noOptimize);
+        try (Session s = sessionOptions.open(opts); Progress progress = Progress.onTerminal(spec.commandLine().getErr())) {
+            out.println("RLX demo on " + sessionOptions.describe(s));
+            quickstart(s, out);
+            decoderBlock(s, out, progress);
+        }
+        out.flush();
         return 0;
     }
 
-    private static void quickstart(Session s, PrintStream out) {
+    private static void quickstart(Session s, PrintWriter out) {
         Graph g = new Graph("hello");
         Value x = g.input("x", Shape.of(DType.F32, 1, 4));
         Value w = g.param("w", Shape.of(DType.F32, 4, 2));
@@ -67,12 +82,14 @@ final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private void decoderBlock(Session s, PrintStream out) {
+    private void decoderBlock(Session s, PrintWriter out, Progress progress) {
         LlamaBlock b = LlamaBlock.demo();
         out.printf(Locale.ROOT, "decoder block: llama-style, dim %d, %d query heads / %d kv heads of %d, ffn %d, batch %d x seq %d%n",
                 b.dim(), b.heads(), b.kvHeads(), b.headDim(), b.ffn(), b.batch(), b.seq());
         Tick t0 = Tick.now();
+        progress.show("rlx demo: compiling the decoder block");
         try (CompiledGraph c = s.compile(b.build())) {
+            progress.clear();
             out.printf(Locale.ROOT, "  compiled in %.1f ms: %d kernels%n", Tick.now().elapsedMs(t0), c.kernelCount());
             out.printf(Locale.ROOT, "  arena: %s (no reuse: %s, %.1f%% saved); precision %s, optimise %s%n",
                     mib(c.arenaBytes()), mib(c.unsharedBytes()),
@@ -91,15 +108,8 @@ final class DemoCommand implements Callable<Integer> {
             }
             c.setInput("x", b.randomInput(seed + 1));
             float[] y = new float[(int) c.output(0).size()];
-            for (int i = 0; i < Math.max(20, runs); i++) { // warm-up: let the JIT compile the kernels
-                c.run();
-            }
-            long[] ns = new long[Math.max(1, runs)];
-            for (int i = 0; i < ns.length; i++) {
-                Tick start = Tick.now();
-                c.run();
-                ns[i] = Tick.now().elapsedNs(start);
-            }
+            SteadyState.Result t = new SteadyState(progress).measure(c::run, warmup, runs);
+            progress.clear();
             c.output(0).copyTo(y);
             double sum = 0;
             double abs = 0;
@@ -107,10 +117,8 @@ final class DemoCommand implements Callable<Integer> {
                 sum += v;
                 abs += Math.abs(v);
             }
-            Arrays.sort(ns);
             out.printf(Locale.ROOT, "  output %s: checksum sum=%.6f mean|y|=%.6f%n", c.output(0).shape(), sum, abs / y.length);
-            out.printf(Locale.ROOT, "  median time per run: %.3f ms over %d runs (min %.3f ms)%n", ns[ns.length / 2] / 1e6,
-                    ns.length, ns[0] / 1e6);
+            out.printf(Locale.ROOT, "  steady state: %s%n", t.summary());
         }
     }
 

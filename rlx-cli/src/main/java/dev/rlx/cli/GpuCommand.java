@@ -52,18 +52,16 @@ final class GpuCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (watchSeconds != null && !(watchSeconds > 0 && watchSeconds <= 86_400)) {
-            throw new ParameterException(spec.commandLine(), "--watch needs 0 < SECONDS <= 86400, got " + watchSeconds);
+            throw new ParameterException(spec.commandLine(), "--watch must be over 0 and at most 86400 but is " + watchSeconds);
         }
-        if (count < 0) {
-            throw new ParameterException(spec.commandLine(), "--count must not be negative, got " + count);
-        }
+        OptionChecks.atLeast(spec, "--count", count, 0);
         PrintWriter out = spec.commandLine().getOut();
         if (watchSeconds == null) {
             print(out, telemetry.allGpuThermal(), null);
             return 0;
         }
         // A terminal gets the screen redrawn in place; a pipe or file gets one block per refresh.
-        boolean terminal = System.console() != null && !json;
+        boolean terminal = System.console() != null && System.console().isTerminal() && !json;
         for (int n = 0; count == 0 || n < count; n++) {
             if (n > 0) {
                 try {

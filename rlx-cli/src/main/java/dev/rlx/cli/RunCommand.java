@@ -23,15 +23,18 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
  * {@code rlx run model.onnx --input name=file.npy ...}: imports an ONNX model for the given input shapes,
- * compiles it, runs it, and prints each output's shape and a summary of its values and the time per run.
+ * compiles it, runs it, and prints the first run's time (import and compile included), the time per run at the
+ * steady state (see {@link SteadyState}), and each output's shape and a summary of its values.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = "Run an ONNX model on .npy inputs: output shapes, value summaries and time per run.")
+        description = "Run an ONNX model on .npy inputs: the first run's time, the steady-state time per run, and each "
+                + "output's shape and a summary of its values.")
 final class RunCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "MODEL", description = "The .onnx file.")
     Path model;
@@ -40,8 +43,13 @@ final class RunCommand implements Callable<Integer> {
             description = "A model input and the .npy file holding it (repeat for each input).")
     List<String> inputs = new ArrayList<>();
 
-    @Option(names = "--runs", defaultValue = "10", description = "Timed runs after the first (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--runs", defaultValue = "10", paramLabel = "N",
+            description = "Timed runs at the steady state (default: ${DEFAULT-VALUE}).")
     int runs;
+
+    @Option(names = "--warmup", paramLabel = "N", description = "Warm-up runs before the timed ones (default: until the"
+            + " median time per run of a round of runs has changed by under 5% for two rounds running, at most 15 s).")
+    Integer warmup;
 
     @Option(names = "--save", paramLabel = "DIR", description = "Write each output to DIR/<output name>.npy.")
     Path save;
@@ -53,74 +61,82 @@ final class RunCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (runs < 1) {
-            err.println("rlx run: --runs must be at least 1 but is " + runs);
-            return 2;
+        OptionChecks.atLeast(spec, "--runs", runs, 1);
+        if (warmup != null) {
+            OptionChecks.atLeast(spec, "--warmup", warmup, 0);
         }
+        InputFileException.requireFile(model, "MODEL");
+        OnnxModel m;
         try {
-            OnnxModel m = OnnxModel.load(model);
-            Map<String, Tensor> feed = readInputs(m);
-            try (Session s = sessionOptions.open(); OnnxRunner r = new OnnxRunner(m, s)) {
-                Tick t0 = Tick.now();
-                Map<String, Tensor> result = r.run(feed);
-                double firstMs = Tick.now().elapsedMs(t0);
-                Tick t1 = Tick.now();
-                for (int i = 0; i < runs; i++) {
-                    result = r.run(feed);
-                }
-                double perRunMs = Tick.now().elapsedMs(t1) / runs;
-                out.printf(Locale.ROOT, "%s on %s: first run (import, compile, run) %.1f ms, then %.3f ms per run "
-                        + "(mean of %d)%n", model.getFileName(), s.backendName(), firstMs, perRunMs, runs);
-                TextTable t = new TextTable("output", "shape", "min", "max", "mean", "std", "first values");
+            m = OnnxModel.load(model);
+        } catch (RlxException e) {
+            throw InputFileException.reading(model, "MODEL", e);
+        }
+        Map<String, Tensor> feed = readInputs(m);
+        try (Session s = sessionOptions.open(); OnnxRunner r = new OnnxRunner(m, s);
+                Progress progress = Progress.onTerminal(err)) {
+            progress.show("rlx run: importing, compiling and running " + model.getFileName());
+            Tick t0 = Tick.now();
+            r.run(feed);
+            double firstMs = Tick.now().elapsedMs(t0);
+            SteadyState.Result steady = new SteadyState(progress).measure(() -> r.run(feed), warmup, runs);
+            Map<String, Tensor> result = r.run(feed);
+            progress.clear();
+            out.printf(Locale.ROOT, "%s on %s%n", model.getFileName(), sessionOptions.describe(s));
+            out.printf(Locale.ROOT, "  first run (import, compile, run): %.1f ms%n", firstMs);
+            out.printf(Locale.ROOT, "  steady state: %s%n", steady.summary());
+            TextTable t = new TextTable("output", "shape", "min", "max", "mean", "std", "first values");
+            for (Map.Entry<String, Tensor> e : result.entrySet()) {
+                t.row(summary(e.getKey(), e.getValue()));
+            }
+            t.print(out);
+            if (save != null) {
+                Files.createDirectories(save);
                 for (Map.Entry<String, Tensor> e : result.entrySet()) {
-                    t.row(summary(e.getKey(), e.getValue()));
-                }
-                t.print(out);
-                if (save != null) {
-                    Files.createDirectories(save);
-                    for (Map.Entry<String, Tensor> e : result.entrySet()) {
-                        Path f = save.resolve(fileName(e.getKey()) + ".npy");
-                        Npy.write(f, e.getValue());
-                        out.println("wrote " + f);
-                    }
+                    Path f = save.resolve(fileName(e.getKey()) + ".npy");
+                    Npy.write(f, e.getValue());
+                    err.println("wrote " + f);
                 }
             }
-        } catch (RlxException | IllegalArgumentException e) {
-            err.println("rlx run: " + e.getMessage());
-            return 1;
-        } catch (IOException e) {
-            err.println("rlx run: cannot write outputs: " + e.getMessage());
-            return 1;
         }
         out.flush();
         return 0;
     }
 
-    /** The {@code --input} files by input name, checked against the model's inputs. */
+    /** The {@code --input} files by input name, checked against the model's inputs (a usage error if they do not match). */
     private Map<String, Tensor> readInputs(OnnxModel m) {
         List<String> names = m.inputs().stream().map(OnnxValueInfo::name).toList();
-        Map<String, Tensor> feed = new LinkedHashMap<>();
+        Map<String, Path> files = new LinkedHashMap<>();
         for (String spec : inputs) {
             int eq = spec.indexOf('=');
             if (eq <= 0 || eq == spec.length() - 1) {
-                throw new IllegalArgumentException("--input takes NAME=FILE.npy, not '" + spec + "'");
+                throw usage("--input takes NAME=FILE.npy, not '" + spec + "'");
             }
             String name = spec.substring(0, eq);
             if (!names.contains(name)) {
-                throw new IllegalArgumentException("the model has no input '" + name + "'; its inputs are " + describe(m));
+                throw usage("the model has no input '" + name + "'; its inputs are " + describe(m));
             }
-            if (feed.put(name, Npy.read(Path.of(spec.substring(eq + 1)))) != null) {
-                throw new IllegalArgumentException("input '" + name + "' is given twice");
+            if (files.put(name, Path.of(spec.substring(eq + 1))) != null) {
+                throw usage("input '" + name + "' is given twice");
             }
         }
-        List<String> missing = names.stream().filter(n -> !feed.containsKey(n)).toList();
+        List<String> missing = names.stream().filter(n -> !files.containsKey(n)).toList();
         if (!missing.isEmpty()) {
-            throw new IllegalArgumentException("no --input for " + missing + "; the model's inputs are " + describe(m));
+            throw usage("no --input for " + missing + "; the model's inputs are " + describe(m));
+        }
+        Map<String, Tensor> feed = new LinkedHashMap<>();
+        for (Map.Entry<String, Path> e : files.entrySet()) {
+            InputFileException.requireFile(e.getValue(), "--input " + e.getKey());
+            feed.put(e.getKey(), Npy.read(e.getValue())); // its errors name the file already
         }
         return feed;
+    }
+
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
     }
 
     private static String describe(OnnxModel m) {

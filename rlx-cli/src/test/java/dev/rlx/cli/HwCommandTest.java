@@ -93,12 +93,12 @@ class HwCommandTest {
 
     @Test
     void thisMachine_throughMain() {
-        Cli r = Cli.run(new Main(), "hw");
+        Cli r = Cli.rlx("hw");
         assertEquals(0, r.exit(), r.err());
         HwSnapshot s = HwSnapshot.capture();
         assertTrue(r.out().startsWith("host         " + s.os() + " " + s.arch() + "\ncpu          " + s.cpuModel() + "\n"), r.out());
         assertTrue(r.out().endsWith("fingerprint  " + s.fingerprint() + "\n"), r.out());
-        Map<String, Object> j = JsonTree.object(Cli.run(new Main(), "hw", "--json").out());
+        Map<String, Object> j = JsonTree.object(Cli.rlx("hw", "--json").out());
         assertEquals((long) s.logicalCpus(), j.get("logical_cpus"));
         assertEquals(s.fingerprint(), j.get("fingerprint"));
     }

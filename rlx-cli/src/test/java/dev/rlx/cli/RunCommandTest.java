@@ -47,7 +47,12 @@ class RunCommandTest {
         Cli r = Cli.run(new RunCommand(), model.toString(), "-i", input("input_ids"), "-i", input("attention_mask"),
                 "--input", input("token_type_ids"), "--runs", "2", "--save", out.toString());
         assertEquals(0, r.exit(), r.err());
-        assertTrue(r.out().contains("ms per run (mean of 2)"), r.out());
+        assertTrue(r.out().startsWith("minilm.onnx on cpu"), r.out());
+        assertTrue(r.out().matches("(?s).*\n  first run \\(import, compile, run\\): [0-9.]+ ms\n.*"), r.out());
+        assertTrue(r.out().matches("(?s).*\n  steady state: [0-9.]+ ms per run \\(median of 2; min [0-9.]+, mean [0-9.]+\\)"
+                + " after \\d+ warm-up runs.*"), r.out());
+        assertTrue(r.err().contains("wrote " + out.resolve("last_hidden_state.npy")), r.err());
+        assertTrue(!r.out().contains("wrote"), "status lines go to stderr: " + r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.startsWith("last_hidden_state") && l.contains("f32[1, 8, 384]")),
                 r.out());
         Tensor saved = Npy.read(out.resolve("last_hidden_state.npy"));
@@ -62,9 +67,34 @@ class RunCommandTest {
     }
 
     @Test
+    void warmup_runsExactlyThatMany_andTheThreadsShowInTheBanner() {
+        Cli r = Cli.run(new RunCommand(), model.toString(), "-i", input("input_ids"), "-i", input("attention_mask"),
+                "-i", input("token_type_ids"), "--runs", "1", "--warmup", "3", "--threads", "1");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("(median of 1; min ") && r.out().contains(") after 3 warm-up runs\n"), r.out());
+        assertTrue(r.out().lines().findFirst().orElseThrow().matches("minilm\\.onnx on cpu .*\\b1 thread\\b.*"), r.out());
+    }
+
+    @Test
+    void missingModelFile_isOneLineNamingIt() {
+        Cli r = Cli.run(new RunCommand(), dir.resolve("absent.onnx").toString(), "-i", input("input_ids"));
+        assertEquals(1, r.exit());
+        assertEquals("rlx run: MODEL " + dir.resolve("absent.onnx") + ": no such file\n", r.err());
+        assertEquals("", r.out());
+    }
+
+    @Test
+    void missingInputFile_isNamedWithItsInput() {
+        Cli r = Cli.run(new RunCommand(), model.toString(), "-i", "input_ids=" + dir.resolve("nope.npy"),
+                "-i", input("attention_mask"), "-i", input("token_type_ids"));
+        assertEquals(1, r.exit());
+        assertEquals("rlx run: --input input_ids " + dir.resolve("nope.npy") + ": no such file\n", r.err());
+    }
+
+    @Test
     void missingInput_isNamedWithTheModelsInputs() {
         Cli r = Cli.run(new RunCommand(), model.toString(), "-i", input("input_ids"));
-        assertEquals(1, r.exit());
+        assertEquals(2, r.exit());
         assertTrue(r.err().contains("no --input for [attention_mask, token_type_ids]"), r.err());
         assertTrue(r.err().contains("input_ids INT64[batch_size, sequence_length]"), r.err());
     }
@@ -72,10 +102,10 @@ class RunCommandTest {
     @Test
     void unknownInputOrBadSyntax_isRefused() {
         Cli r = Cli.run(new RunCommand(), model.toString(), "-i", "pixels=" + dir.resolve("input_ids.npy"));
-        assertEquals(1, r.exit());
+        assertEquals(2, r.exit());
         assertTrue(r.err().contains("the model has no input 'pixels'"), r.err());
         Cli bad = Cli.run(new RunCommand(), model.toString(), "-i", "input_ids");
-        assertEquals(1, bad.exit());
+        assertEquals(2, bad.exit());
         assertTrue(bad.err().contains("--input takes NAME=FILE.npy, not 'input_ids'"), bad.err());
     }
 
@@ -87,5 +117,6 @@ class RunCommandTest {
                 "-i", input("token_type_ids"));
         assertEquals(1, r.exit());
         assertTrue(r.err().contains(junk.toString()) && r.err().contains("not an .npy file"), r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
     }
 }

@@ -37,7 +37,11 @@ class TracingTest {
     }
 
     private static Graph graph() {
-        Graph g = new Graph("traced");
+        return graph("traced");
+    }
+
+    private static Graph graph(String name) {
+        Graph g = new Graph(name);
         Value x = g.input("x", Shape.of(DType.F32, 8, 8));
         Value w = g.param("w", Shape.of(DType.F32, 8, 8));
         g.setOutputs(g.softmax(g.matmul(x, w), -1));
@@ -46,9 +50,13 @@ class TracingTest {
 
     /** Compiles (without the shared cache), runs {@code runs} times, closes; returns what went to stderr. */
     private static String runTraced(int runs) {
+        return runTraced(graph(), runs);
+    }
+
+    private static String runTraced(Graph g, int runs) {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try (Session s = new Session(Device.CPU, CompileOptions.defaults(), null); CompiledGraph c = s.compile(graph())) {
+        try (Session s = new Session(Device.CPU, CompileOptions.defaults(), null); CompiledGraph c = s.compile(g)) {
             c.setParam("w", new float[64]);
             c.setInput("x", new float[64]);
             for (int i = 0; i < runs; i++) {
@@ -99,6 +107,38 @@ class TracingTest {
         }
         assertEquals(10, events, "2 kernels x 5 runs");
         assertTrue(names.keySet().stream().anyMatch(n -> n.contains("matmul")), names.toString());
+    }
+
+    @Test
+    void traceFile_keepsEveryGraphOfTheProcess(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("trace.json");
+        System.setProperty("RLX_TRACE_FILE", file.toString());
+        runTraced(graph("first"), 2);
+        runTraced(graph("second"), 3);
+        Map<String, Integer> perGraph = new HashMap<>();
+        double lastFirst = 0;
+        double firstSecond = Double.MAX_VALUE;
+        try (JsonParser p = new JsonFactory().createParser(Files.readString(file))) {
+            String field = null;
+            String cat = null;
+            while (p.nextToken() != null) {
+                if (p.currentToken() == JsonToken.FIELD_NAME) {
+                    field = p.currentName();
+                } else if ("cat".equals(field) && p.currentToken() == JsonToken.VALUE_STRING) {
+                    cat = p.getText();
+                    perGraph.merge(cat, 1, Integer::sum);
+                } else if ("ts".equals(field) && p.currentToken().isNumeric()) {
+                    double ts = p.getDoubleValue();
+                    if ("first".equals(cat)) {
+                        lastFirst = Math.max(lastFirst, ts);
+                    } else {
+                        firstSecond = Math.min(firstSecond, ts);
+                    }
+                }
+            }
+        }
+        assertEquals(Map.of("first", 4, "second", 6), perGraph, "2 kernels x 2 runs, then 2 kernels x 3 runs");
+        assertTrue(lastFirst < firstSecond, "one clock for the whole process: " + lastFirst + " vs " + firstSecond);
     }
 
     @Test

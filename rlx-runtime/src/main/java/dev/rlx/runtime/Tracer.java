@@ -2,16 +2,16 @@ package dev.rlx.runtime;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Per-kernel timing for a compiled graph, switched on by settings (see {@link Rlx#setting}):
@@ -21,9 +21,11 @@ import java.util.Locale;
  *       goes to standard error;
  *   <li>{@code RLX_TRACE=2}: also one line per kernel call;
  *   <li>{@code RLX_TRACE_FILE=path.json}: a Chrome / Perfetto trace ({@code chrome://tracing},
- *       ui.perfetto.dev) of every kernel call, written when the graph is closed.
+ *       ui.perfetto.dev) of every kernel call; each graph adds its events when it is closed, so the file
+ *       holds every graph of the process (on one clock), and is a complete JSON document after each.
  * </ul>
  *
+ * Any other {@code RLX_TRACE} value leaves tracing off and is reported once per process on standard error.
  * Backends ask for a tracer when they compile; with tracing off there is none and nothing is measured,
  * so {@code run()} stays allocation-free.
  */
@@ -37,7 +39,10 @@ public final class Tracer {
     private long[] totalNs = new long[16];
     private long[] events = new long[0]; // (kernel, start, duration, thread) quadruples
     private int eventCount;
-    private final long origin = System.nanoTime();
+    /** Event times count from here, so the graphs sharing a trace file share a time line. */
+    private static final long ORIGIN = System.nanoTime();
+    /** Whether this process has warned about an unknown RLX_TRACE value. */
+    private static final AtomicBoolean WARNED = new AtomicBoolean();
 
     private Tracer(String graph, int level, Path file, PrintStream log) {
         this.graph = graph;
@@ -65,13 +70,39 @@ public final class Tracer {
         if (INTERNAL.get()) {
             return null;
         }
-        int level = Rlx.intSetting("RLX_TRACE", 0);
+        int level = level(Rlx.setting("RLX_TRACE"), System.err, WARNED);
         String f = Rlx.setting("RLX_TRACE_FILE");
         Path file = f == null || f.isBlank() ? null : Path.of(f);
         if (level <= 0 && file == null) {
             return null;
         }
         return new Tracer(graph, level, file, System.err);
+    }
+
+    /**
+     * The trace level {@code RLX_TRACE} asks for: 0 when unset or blank, else 0, 1 or 2 as written; anything
+     * else is 0, with a warning on {@code warn} unless {@code warned} says one was given already.
+     */
+    static int level(String setting, PrintStream warn, AtomicBoolean warned) {
+        String v = setting == null ? "" : setting.trim();
+        switch (v) {
+            case "", "0" -> {
+                return 0;
+            }
+            case "1" -> {
+                return 1;
+            }
+            case "2" -> {
+                return 2;
+            }
+            default -> {
+                if (warned.compareAndSet(false, true)) {
+                    warn.println("[rlx trace] ignoring RLX_TRACE='" + setting + "': it takes 1 (a summary per kernel at"
+                            + " close) or 2 (also a line per call); tracing stays off");
+                }
+                return 0;
+            }
+        }
     }
 
     /** Registers a kernel; returns its index for {@link #record}. */
@@ -98,7 +129,7 @@ public final class Tracer {
             }
             int e = eventCount * 4;
             events[e] = k;
-            events[e + 1] = startNs - origin;
+            events[e + 1] = startNs - ORIGIN;
             events[e + 2] = dur;
             events[e + 3] = Thread.currentThread().threadId();
             eventCount++;
@@ -111,8 +142,8 @@ public final class Tracer {
             summary();
         }
         if (file != null) {
-            try (OutputStream out = Files.newOutputStream(file)) {
-                writeTrace(out);
+            try {
+                TraceFile.of(file).append(eventsJson());
             } catch (IOException e) {
                 log.println("[rlx trace] could not write " + file + ": " + e.getMessage());
             }
@@ -136,10 +167,11 @@ public final class Tracer {
         }
     }
 
-    private void writeTrace(OutputStream out) throws IOException {
-        try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
-            g.writeStartObject();
-            g.writeArrayFieldStart("traceEvents");
+    /** This graph's events as JSON objects separated by commas (no brackets), for {@link TraceFile#append}. */
+    private byte[] eventsJson() throws IOException {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        try (JsonGenerator g = new JsonFactory().createGenerator(buf)) {
+            g.writeStartArray();
             for (int i = 0; i < eventCount; i++) {
                 int e = i * 4;
                 g.writeStartObject();
@@ -153,8 +185,8 @@ public final class Tracer {
                 g.writeEndObject();
             }
             g.writeEndArray();
-            g.writeStringField("displayTimeUnit", "ms");
-            g.writeEndObject();
         }
+        byte[] array = buf.toByteArray();
+        return Arrays.copyOfRange(array, 1, array.length - 1);
     }
 }
