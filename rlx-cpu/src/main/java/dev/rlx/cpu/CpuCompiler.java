@@ -19,6 +19,7 @@ import dev.rlx.runtime.Tracer;
 import dev.rlx.runtime.spi.CompileRequest;
 import dev.rlx.runtime.spi.DeviceAllocator;
 import dev.rlx.runtime.spi.DeviceBuffer;
+import dev.rlx.runtime.spi.HostExecutable;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -69,15 +70,8 @@ final class CpuCompiler implements LowerContext {
 
     private CpuExecutable build(Graph g, Map<Value, DeviceBuffer> params, Tracer tracer, CpuMemory owner) {
         MemorySegment constants = plan.constantBytes() == 0 ? MemorySegment.NULL : memory.buffer(plan.constantBytes());
-        for (Map.Entry<Value, MemoryPlan.Slot> e : plan.slots().entrySet()) {
-            MemoryPlan.Slot s = e.getValue();
-            MemorySegment base = switch (s.storage()) {
-                case ARENA -> arena;
-                case CONSTANTS -> constants;
-                case PARAM -> paramBytes(params, s.root());
-            };
-            slots.put(e.getKey(), base.asSlice(s.offset(), s.bytes()));
-        }
+        slots.putAll(HostExecutable.slots(plan, arena, constants, params));
+        HostExecutable.fillConstants(g, slots);
         long adapterBytes = 0;
         for (Node n : g.nodes()) {
             adapterBytes = Math.max(adapterBytes, HalfAdapter.bytesNeeded(n));
@@ -85,9 +79,8 @@ final class CpuCompiler implements LowerContext {
         MemorySegment adapter = adapterBytes == 0 ? null : scratch(adapterBytes);
         List<Kernel> kernels = new ArrayList<>();
         for (Node n : g.nodes()) {
-            if (n.op() instanceof Op.Constant c) {
-                MemorySegment.copy(c.value().segment(), 0, slots.get(n.output()), 0, c.value().byteLength());
-                continue;
+            if (n.op() instanceof Op.Constant) {
+                continue; // filled above
             }
             if (n.outputs().size() == 1 && plan.slot(n.output()).view()) {
                 continue; // aliases its source: nothing to compute
@@ -107,17 +100,6 @@ final class CpuCompiler implements LowerContext {
             }
         }
         return new CpuExecutable(owner, Map.copyOf(slots), kernels.toArray(Kernel[]::new), reseedables, tracer);
-    }
-
-    private static MemorySegment paramBytes(Map<Value, DeviceBuffer> params, Value param) {
-        DeviceBuffer b = params.get(param);
-        if (b == null) {
-            throw new CompileException("cpu: param " + param + " is not bound to a buffer");
-        }
-        if (b.host() == null) {
-            throw new CompileException("cpu: param " + param + " is bound to device memory the CPU cannot read");
-        }
-        return b.host();
     }
 
     @Override

@@ -6,7 +6,7 @@ import dev.rlx.ir.Value;
 import dev.rlx.runtime.RngOptions;
 import dev.rlx.runtime.Tracer;
 import dev.rlx.runtime.spi.CommandStream;
-import dev.rlx.runtime.spi.Executable;
+import dev.rlx.runtime.spi.HostExecutable;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
@@ -15,17 +15,16 @@ import java.util.Map;
  * A compiled CPU graph: the memory it owns, each value's bytes (in the arena, the constant pool or a bound
  * param buffer), and the kernel list {@link #run} walks on the calling thread (the stream is synchronous).
  */
-final class CpuExecutable implements Executable {
+final class CpuExecutable extends HostExecutable {
     private final CpuMemory memory; // null for a body, whose memory the enclosing executable owns
-    private final Map<Value, MemorySegment> slots;
     private final Kernel[] kernels;
     private final List<Reseedable> reseedables; // RNG kernels here and in bodies
     private final Tracer tracer; // null unless RLX_TRACE / RLX_TRACE_FILE
 
     CpuExecutable(CpuMemory memory, Map<Value, MemorySegment> slots, Kernel[] kernels, List<Reseedable> reseedables,
                   Tracer tracer) {
+        super(slots);
         this.memory = memory;
-        this.slots = slots;
         this.kernels = kernels;
         this.reseedables = reseedables;
         this.tracer = tracer;
@@ -48,27 +47,6 @@ final class CpuExecutable implements Executable {
         for (Kernel k : kernels) {
             k.run();
         }
-    }
-
-    @Override
-    public MemorySegment hostSlot(Value v) {
-        MemorySegment s = slots.get(v);
-        if (s == null) {
-            throw new IllegalArgumentException("value " + v + " has no slot in this executable");
-        }
-        return s;
-    }
-
-    @Override
-    public void write(Value v, MemorySegment src) {
-        MemorySegment dst = hostSlot(v);
-        MemorySegment.copy(src, 0, dst, 0, dst.byteSize());
-    }
-
-    @Override
-    public void read(Value v, MemorySegment dst) {
-        MemorySegment src = hostSlot(v);
-        MemorySegment.copy(src, 0, dst, 0, src.byteSize());
     }
 
     @Override

@@ -15,15 +15,15 @@ import dev.rlx.runtime.CompiledGraph;
 import dev.rlx.runtime.Device;
 import dev.rlx.runtime.Session;
 import dev.rlx.runtime.WeightSet;
-import java.lang.management.ManagementFactory;
+import dev.rlx.testkit.Allocations;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Tag;
 
 /**
  * After warm-up, {@code setInput + run + output(0).copyTo} allocates nothing, measured with the JVM's
@@ -32,21 +32,6 @@ import org.junit.jupiter.api.Tag;
  */
 @Tag("allocation") // runs in its own JVM: see the surefire configuration
 class AllocationFreeRunTest {
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-
-    private static final int MAX_ROUNDS = 25;
-
-    private static long workerBytes() {
-        long total = 0;
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().startsWith("rlx-cpu-")) {
-                total += THREADS.getThreadAllocatedBytes(t.threadId());
-            }
-        }
-        return total;
-    }
-
     private static void assertNoAllocation(Graph g, String input, float[] x, float[] out, float[] w, int runs) {
         try (Session s = new Session(Device.CPU); CompiledGraph c = s.compile(g)) {
             if (w != null) {
@@ -60,28 +45,9 @@ class AllocationFreeRunTest {
         }
     }
 
-    /**
-     * Until C2 has compiled a loop (or recompiled it after a deoptimisation, which other tests in the same JVM
-     * provoke), interpreted and C1 code box vectors. A per-call allocation in compiled code shows in every round;
-     * so the steady state is proven by one clean round of {@code runs} calls, and the rounds before it are
-     * warm-up.
-     */
+    /** One clean round of {@code runs} calls, on the caller and on the CPU's worker threads. */
     private static void assertSteadyStateAllocatesNothing(String what, Runnable call, int runs) {
-        StringBuilder rounds = new StringBuilder();
-        for (int round = 0; round < MAX_ROUNDS; round++) {
-            long workersBefore = workerBytes(); // listing threads allocates: keep it outside the window
-            long before = THREADS.getCurrentThreadAllocatedBytes();
-            for (int i = 0; i < runs; i++) {
-                call.run();
-            }
-            long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
-            long workers = workerBytes() - workersBefore;
-            if (allocated == 0 && workers == 0) {
-                return;
-            }
-            rounds.append(String.format(" [round %d: caller %d B, workers %d B]", round, allocated, workers));
-        }
-        fail(what + " allocated in every one of " + MAX_ROUNDS + " rounds of " + runs + " runs:" + rounds);
+        Allocations.assertSteadyStateAllocatesNothing(what, call, runs, Allocations.ROUNDS, "rlx-cpu-");
     }
 
     /** {@code runSlots} (inputs and outputs by position) on a graph with shared weights, and on a copy. */

@@ -16,6 +16,7 @@ import dev.rlx.runtime.Device;
 import dev.rlx.runtime.LoopLimitException;
 import dev.rlx.runtime.OpRegistry;
 import dev.rlx.runtime.Session;
+import dev.rlx.testkit.cases.ControlFlowGraphs;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -74,24 +75,10 @@ class ControlFlowTest {
         }
     }
 
-    /** while (i < n) { i += 1; acc = acc * 2 } with n given at run time. */
+    /** while (i < n) { i += 1; acc = acc * 2 } with n given at run time, at most {@code cap} iterations. */
     private static Graph doublingLoop(long cap) {
-        Graph cond = new Graph("cond");
-        Value ci = cond.input("i", SCALAR);
-        Value cn = cond.input("n", SCALAR);
-        cond.input("acc", F4);
-        cond.setOutputs(cond.lt(ci, cn));
-        Graph body = new Graph("body");
-        Value bi = body.input("i", SCALAR);
-        Value bn = body.input("n", SCALAR);
-        Value bacc = body.input("acc", F4);
-        body.setOutputs(body.add(bi, body.scalar(1f)), bn, body.mul(bacc, body.scalar(2f)));
-
         Graph g = new Graph("loop");
-        Value n = g.input("n", SCALAR);
-        Value acc = g.input("acc", F4);
-        List<Value> out = g.whileLoop(cond, body, cap, g.scalar(0f), n, acc);
-        g.setOutputs(out.get(0), out.get(2));
+        ControlFlowGraphs.doublingLoop(g, cap);
         return g;
     }
 

@@ -1,8 +1,5 @@
 package dev.rlx.cpu;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
-import dev.rlx.testkit.reference.Ref;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.HeadLayout;
@@ -13,10 +10,11 @@ import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.CompiledGraph;
 import dev.rlx.runtime.Device;
 import dev.rlx.runtime.Session;
-import java.lang.management.ManagementFactory;
+import dev.rlx.testkit.Allocations;
+import dev.rlx.testkit.reference.Ref;
 import java.util.Random;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 
 /**
  * The attention, rope, conv, conv-transpose and pool kernels allocate nothing per run (STYLE 12): measured
@@ -24,25 +22,6 @@ import org.junit.jupiter.api.Tag;
  */
 @Tag("allocation") // runs in its own JVM: see the surefire configuration
 class NnKernelsAllocationTest {
-    /**
-     * Bytes allocated by 100 runs, measured window after window until one allocates nothing (the JIT has
-     * compiled everything, including the vector loops that box until then) or 200 windows have passed. A
-     * kernel that allocates on every run never reaches 0.
-     */
-    private static long steadyStateAllocation(CompiledGraph cg) {
-        var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long tid = Thread.currentThread().threadId();
-        long allocated = -1;
-        for (int window = 0; window < 200 && allocated != 0; window++) {
-            long before = mx.getThreadAllocatedBytes(tid);
-            for (int i = 0; i < 100; i++) {
-                cg.run();
-            }
-            allocated = mx.getThreadAllocatedBytes(tid) - before;
-        }
-        return allocated;
-    }
-
     @Test
     void nnKernels_runAllocatesNothing() {
         for (DType dt : new DType[] {DType.F32, DType.F64}) {
@@ -85,7 +64,7 @@ class NnKernelsAllocationTest {
                         cg.setInput(in, Ref.random(r, -1, 1, sh.dims()).data());
                     }
                 }
-                assertEquals(0, steadyStateAllocation(cg), dt + ": bytes allocated by 100 runs once warm");
+                Allocations.assertSteadyStateAllocatesNothing(dt + " run", cg::run, 100, 200, null);
             }
         }
     }

@@ -1,14 +1,12 @@
 package dev.rlx.cpu;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import dev.rlx.ir.Op;
 import dev.rlx.ir.quant.BlockFormat;
 import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.CompiledGraph;
 import dev.rlx.runtime.Device;
 import dev.rlx.runtime.Session;
-import java.lang.management.ManagementFactory;
+import dev.rlx.testkit.Allocations;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -19,21 +17,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Tag("allocation") // runs in its own JVM: see the surefire configuration
 class PagedAttentionAllocationTest {
-    /** Bytes allocated by 100 runs, window after window until one allocates nothing or 200 have passed. */
-    private static long steadyStateAllocation(CompiledGraph cg) {
-        var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long tid = Thread.currentThread().threadId();
-        long allocated = -1;
-        for (int window = 0; window < 200 && allocated != 0; window++) {
-            long before = mx.getThreadAllocatedBytes(tid);
-            for (int i = 0; i < 100; i++) {
-                cg.run();
-            }
-            allocated = mx.getThreadAllocatedBytes(tid) - before;
-        }
-        return allocated;
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {"F32", "Q4_0"})
     void run_allocatesNothing(String format) {
@@ -43,7 +26,7 @@ class PagedAttentionAllocationTest {
         try (Session s = new Session(Device.CPU, CompileOptions.defaults().withThreads(1));
              CompiledGraph cg = s.compile(kv.graph())) {
             kv.feed(cg);
-            assertEquals(0, steadyStateAllocation(cg), format + ": bytes allocated by 100 runs once warm");
+            Allocations.assertSteadyStateAllocatesNothing(format + " run", cg::run, 100, 200, null);
         }
     }
 }

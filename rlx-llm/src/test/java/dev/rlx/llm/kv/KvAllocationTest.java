@@ -1,11 +1,9 @@
 package dev.rlx.llm.kv;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
-import java.lang.management.ManagementFactory;
+import dev.rlx.testkit.Allocations;
 import java.util.Random;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 
 /**
  * The per-token paths allocate nothing on the heap once warm: a decode step's append, quantised write and
@@ -14,27 +12,11 @@ import org.junit.jupiter.api.Tag;
  */
 @Tag("allocation") // runs in its own JVM: see the surefire configuration
 class KvAllocationTest {
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    private static final int MAX_ROUNDS = 25;
+    private static final int MAX_ROUNDS = Allocations.ROUNDS;
 
-    /**
-     * Runs {@code body} in rounds until one round allocates nothing. Interpreted and C1 code box Vector API
-     * values until C2 compiles the loops, so early rounds are warm-up; an allocation in compiled code would
-     * show in every round.
-     */
+    /** One clean round of {@code body} (which makes its own calls) on this thread. */
     private static void assertSteadyStateAllocatesNothing(String what, Runnable body) {
-        StringBuilder rounds = new StringBuilder();
-        for (int round = 0; round < MAX_ROUNDS; round++) {
-            long before = THREADS.getCurrentThreadAllocatedBytes();
-            body.run();
-            long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
-            if (allocated == 0) {
-                return;
-            }
-            rounds.append(" [round ").append(round).append(": ").append(allocated).append(" B]");
-        }
-        fail(what + " allocated in every one of " + MAX_ROUNDS + " rounds:" + rounds);
+        Allocations.assertSteadyStateAllocatesNothing(what, body, 1, MAX_ROUNDS, null);
     }
 
     @Test

@@ -47,7 +47,7 @@ final class ControlFlowCases {
         }
         for (int n : new int[] {0, 1, 5, 20}) {
             c.add(OpCase.named("while_doublesAsOftenAsTheDataSays_n" + n)
-                    .graph(ControlFlowCases::doublingLoop)
+                    .graph(g -> ControlFlowGraphs.doublingLoop(g, -1))
                     .data("n", Data.values(n))
                     .data("acc", Data.values(1, -1, 0.5, 3))
                     .tolerance(DType.F32, EXACT)
@@ -119,21 +119,6 @@ final class ControlFlowCases {
         return new OpFamily("controlFlow", c);
     }
 
-    /** while (i < n) { i += 1; acc *= 2 } with n given at run time; outputs (i, acc). */
-    private static void doublingLoop(Graph g) {
-        Graph cond = new Graph("cond");
-        Value ci = cond.input("i", SCALAR);
-        Value cn = cond.input("n", SCALAR);
-        cond.input("acc", F4);
-        cond.setOutputs(cond.lt(ci, cn));
-        Graph body = new Graph("body");
-        Value bi = body.input("i", SCALAR);
-        Value bn = body.input("n", SCALAR);
-        Value bacc = body.input("acc", F4);
-        body.setOutputs(body.add(bi, body.scalar(1f)), bn, body.mul(bacc, body.scalar(2f)));
-        List<Value> out = g.whileLoop(cond, body, -1, g.scalar(0f), g.input("n", SCALAR), g.input("acc", F4));
-        g.setOutputs(out.get(0), out.get(2));
-    }
 
     /** if (flag) { while (i < 4) { i++; acc *= 2 } } else { acc - 1 }. */
     private static void loopInBranch(Graph g) {

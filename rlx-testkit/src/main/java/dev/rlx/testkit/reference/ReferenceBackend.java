@@ -1,13 +1,10 @@
 package dev.rlx.testkit.reference;
 
 import dev.rlx.ir.Graph;
-import dev.rlx.ir.Node;
-import dev.rlx.ir.Op;
 import dev.rlx.ir.Tensor;
 import dev.rlx.ir.Value;
 import dev.rlx.opt.Capabilities;
 import dev.rlx.opt.ConstantEvaluator;
-import dev.rlx.opt.MemoryPlan;
 import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.Device;
 import dev.rlx.runtime.RngOptions;
@@ -17,11 +14,11 @@ import dev.rlx.runtime.spi.CompileRequest;
 import dev.rlx.runtime.spi.DeviceBuffer;
 import dev.rlx.runtime.spi.DeviceRuntime;
 import dev.rlx.runtime.spi.Executable;
+import dev.rlx.runtime.spi.HostExecutable;
 import dev.rlx.runtime.spi.HostRuntime;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -82,53 +79,47 @@ public final class ReferenceBackend implements Backend {
 
     @Override
     public Executable compile(CompileRequest request) {
-        return new ReferenceExecutable(request, runtime);
+        return ReferenceExecutable.of(request, runtime);
     }
 
     @Override
     public void close() {}
 
     /** Host memory per the plan; a run reads inputs and params from it, interprets, and writes the outputs back. */
-    private static final class ReferenceExecutable implements Executable {
+    private static final class ReferenceExecutable extends HostExecutable {
         private final Graph graph;
         private final DeviceBuffer arena;
         private final DeviceBuffer constants;
         private final HostRuntime runtime;
-        private final Map<Value, MemorySegment> slots = new HashMap<>();
         private ReferenceInterpreter interpreter;
 
-        ReferenceExecutable(CompileRequest req, HostRuntime runtime) {
+        private ReferenceExecutable(CompileRequest req, HostRuntime runtime, DeviceBuffer arena, DeviceBuffer constants,
+                                    Map<Value, MemorySegment> slots) {
+            super(slots);
             this.graph = req.graph();
             this.runtime = runtime;
-            MemoryPlan plan = req.plan();
-            this.arena = runtime.allocate(plan.arenaBytes());
-            this.constants = runtime.allocate(plan.constantBytes());
+            this.arena = arena;
+            this.constants = constants;
             this.interpreter = new ReferenceInterpreter(req.options().rng());
-            for (Map.Entry<Value, MemoryPlan.Slot> e : plan.slots().entrySet()) {
-                MemoryPlan.Slot s = e.getValue();
-                MemorySegment base = switch (s.storage()) {
-                    case ARENA -> arena.host();
-                    case CONSTANTS -> constants.host();
-                    case PARAM -> req.params().get(s.root()).host();
-                };
-                slots.put(e.getKey(), base.asSlice(s.offset(), s.bytes()));
-            }
-            for (Node n : graph.nodes()) {
-                if (n.op() instanceof Op.Constant c) {
-                    MemorySegment.copy(c.value().segment(), 0, slots.get(n.output()), 0, c.value().byteLength());
-                }
-            }
+        }
+
+        static ReferenceExecutable of(CompileRequest req, HostRuntime runtime) {
+            DeviceBuffer arena = runtime.allocate(req.plan().arenaBytes());
+            DeviceBuffer constants = runtime.allocate(req.plan().constantBytes());
+            Map<Value, MemorySegment> slots = HostExecutable.slots(req.plan(), arena.host(), constants.host(), req.params());
+            HostExecutable.fillConstants(req.graph(), slots);
+            return new ReferenceExecutable(req, runtime, arena, constants, slots);
         }
 
         @Override
         public void run(CommandStream stream) {
             Map<String, Tensor> data = new LinkedHashMap<>();
             for (Value v : sources()) {
-                data.put(graph.nameOf(v), Tensor.ofBytes(v.shape(), slots.get(v).toArray(ValueLayout.JAVA_BYTE)));
+                data.put(graph.nameOf(v), Tensor.ofBytes(v.shape(), hostSlot(v).toArray(ValueLayout.JAVA_BYTE)));
             }
             List<Tensor> out = interpreter.run(graph, data);
             for (int i = 0; i < out.size(); i++) {
-                MemorySegment.copy(out.get(i).segment(), 0, slots.get(graph.outputs().get(i)), 0, out.get(i).byteLength());
+                MemorySegment.copy(out.get(i).segment(), 0, hostSlot(graph.outputs().get(i)), 0, out.get(i).byteLength());
             }
         }
 
@@ -136,25 +127,6 @@ public final class ReferenceBackend implements Backend {
             List<Value> s = new ArrayList<>(graph.inputs());
             s.addAll(graph.params());
             return s;
-        }
-
-        @Override
-        public MemorySegment hostSlot(Value v) {
-            MemorySegment s = slots.get(v);
-            if (s == null) {
-                throw new IllegalArgumentException("value " + v + " has no slot in this executable");
-            }
-            return s;
-        }
-
-        @Override
-        public void write(Value v, MemorySegment src) {
-            MemorySegment.copy(src, 0, hostSlot(v), 0, hostSlot(v).byteSize());
-        }
-
-        @Override
-        public void read(Value v, MemorySegment dst) {
-            MemorySegment.copy(hostSlot(v), 0, dst, 0, hostSlot(v).byteSize());
         }
 
         @Override
