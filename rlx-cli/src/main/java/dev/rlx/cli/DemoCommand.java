@@ -47,7 +47,7 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--no-optimize", description = "Skip the optimising passes (fusion, folding, in-place).")
     boolean noOptimize;
 
-    @Option(names = "--memory-report", description = "Print the decoder block's arena layout.")
+    @Option(names = "--memory-report", description = "Print the decoder block's memory plan (arena, constants, params).")
     boolean memoryReport;
 
     @Spec
@@ -91,15 +91,12 @@ final class DemoCommand implements Callable<Integer> {
         try (CompiledGraph c = s.compile(b.build())) {
             progress.clear();
             out.printf(Locale.ROOT, "  compiled in %.1f ms: %d kernels%n", Tick.now().elapsedMs(t0), c.kernelCount());
-            out.printf(Locale.ROOT, "  arena: %s (no reuse: %s, %.1f%% saved); precision %s, optimise %s%n",
-                    mib(c.arenaBytes()), mib(c.unsharedBytes()),
-                    100.0 * (c.unsharedBytes() - c.arenaBytes()) / c.unsharedBytes(), precision, !noOptimize);
-            long params = 0;
-            for (String name : c.paramNames()) {
-                params += c.paramShape(name).byteSize();
-            }
-            out.printf(Locale.ROOT, "  of which params %s, everything else (input, activations, output) %.1f KiB%n",
-                    mib(params), (c.arenaBytes() - params) / 1024.0);
+            out.printf(Locale.ROOT, "  arena (input, activations, output): %s (no reuse: %s, %.1f%% saved); precision %s,"
+                            + " optimise %s%n", mib(c.arenaBytes()), mib(c.unsharedBytes()),
+                    c.unsharedBytes() == 0 ? 0.0 : 100.0 * (c.unsharedBytes() - c.arenaBytes()) / c.unsharedBytes(),
+                    precision, !noOptimize);
+            out.printf(Locale.ROOT, "  weights %s in the graph's weight set, read by reference; kernel workspace and"
+                    + " constants %s%n", mib(c.weightBytes()), mib(c.deviceBytes() - c.arenaBytes()));
             if (memoryReport) {
                 out.print(c.memoryReport());
             }
