@@ -1,10 +1,10 @@
 package dev.rlx.testkit.reference;
 
 import dev.rlx.ir.DType;
+import dev.rlx.ir.Elements;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.Tensor;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import java.lang.foreign.MemorySegment;
 
 /**
  * A tensor as the reference interpreter holds it between nodes: its shape and its elements as stored in the
@@ -113,48 +113,39 @@ final class RefTensor {
 
     // ---------------------------------------------------------------- bytes
 
-    /** The elements of {@code t}, read from its little-endian bytes. */
+    /** The elements of {@code t}, read from its little-endian bytes (C64 as its interleaved f32 parts). */
     static RefTensor of(Tensor t) {
         RefTensor r = new RefTensor(t.shape());
-        ByteBuffer b = t.buffer();
+        MemorySegment bytes = t.segment();
         DType d = t.dtype();
         for (int i = 0; i < r.size(); i++) {
-            switch (d) {
-                case F32 -> r.real[i] = b.getFloat(4 * i);
-                case F64 -> r.real[i] = b.getDouble(8 * i);
-                case F16, BF16, BOOL -> r.real[i] = t.getDouble(i);
-                case C64 -> {
-                    r.real[2 * i] = b.getFloat(8 * i);
-                    r.real[2 * i + 1] = b.getFloat(8 * i + 4);
-                }
-                case I8 -> r.ints[i] = b.get(i);
-                case U8 -> r.ints[i] = b.get(i) & 0xFF;
-                case I16 -> r.ints[i] = b.getShort(2 * i);
-                case I32 -> r.ints[i] = b.getInt(4 * i);
-                case U32 -> r.ints[i] = b.getInt(4 * i) & 0xFFFFFFFFL;
-                case I64 -> r.ints[i] = b.getLong(8 * i);
+            if (d.isComplex()) {
+                r.real[2 * i] = Elements.getDouble(bytes, 2L * i, DType.F32);
+                r.real[2 * i + 1] = Elements.getDouble(bytes, 2L * i + 1, DType.F32);
+            } else if (r.ints != null) {
+                r.ints[i] = Elements.getLong(bytes, i, d);
+            } else {
+                r.real[i] = Elements.getDouble(bytes, i, d);
             }
         }
         return r;
     }
 
-    /** The elements as an immutable tensor of the dtype's little-endian bytes. */
+    /** The elements as an immutable tensor of the dtype's little-endian bytes, each stored as a cast stores it. */
     Tensor toTensor() {
         DType d = dtype();
-        ByteBuffer b = ByteBuffer.allocate(Math.toIntExact(shape.byteSize())).order(ByteOrder.LITTLE_ENDIAN);
+        byte[] out = new byte[Math.toIntExact(shape.byteSize())];
+        MemorySegment bytes = MemorySegment.ofArray(out);
         for (int i = 0; i < size(); i++) {
-            switch (d) {
-                case F32 -> b.putFloat((float) real[i]);
-                case F64 -> b.putDouble(real[i]);
-                case F16, BF16 -> b.put(Tensor.scalar(d, real[i]).bytes());
-                case BOOL -> b.put((byte) (real[i] != 0 ? 1 : 0));
-                case C64 -> b.putFloat((float) real[2 * i]).putFloat((float) real[2 * i + 1]);
-                case I8, U8 -> b.put((byte) ints[i]);
-                case I16 -> b.putShort((short) ints[i]);
-                case I32, U32 -> b.putInt((int) ints[i]);
-                case I64 -> b.putLong(ints[i]);
+            if (d.isComplex()) {
+                Elements.setDouble(bytes, 2L * i, DType.F32, real[2 * i]);
+                Elements.setDouble(bytes, 2L * i + 1, DType.F32, real[2 * i + 1]);
+            } else if (ints != null) {
+                Elements.setLong(bytes, i, d, ints[i]);
+            } else {
+                Elements.setDouble(bytes, i, d, real[i]);
             }
         }
-        return Tensor.ofBytes(shape, b.array());
+        return Tensor.ofBytes(shape, out);
     }
 }
