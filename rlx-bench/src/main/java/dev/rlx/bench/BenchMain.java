@@ -17,7 +17,9 @@ import org.openjdk.jmh.runner.options.CommandLineOptionException;
  * for every benchmark class and parameter set that has an {@code rlx} method, each other method's score over
  * the {@code rlx} score (for time modes, above 1 means RLX is faster); for {@link CpuSuiteBenchmark}, also the
  * suite's table of rates, JSON and chart ({@link CpuSuiteReport}). {@code ./rlx-bench/run paired ...} runs the
- * CPU suite's cases with RLX and the peer alternated in one process instead ({@link CpuSuitePaired}).
+ * CPU suite's cases with RLX and the peer alternated in one process instead ({@link CpuSuitePaired}); {@code
+ * ./rlx-bench/run minilm-memory} prints what MiniLM at three sequence lengths keeps resident
+ * ({@link MiniLmMemoryReport}).
  */
 public final class BenchMain {
     private BenchMain() {}
@@ -25,6 +27,10 @@ public final class BenchMain {
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("paired")) {
             CpuSuitePaired.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("minilm-memory")) {
+            MiniLmMemoryReport.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         CommandLineOptions options;
