@@ -4,7 +4,9 @@ import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
+import dev.rlx.cpu.blas.BlasCore;
 import dev.rlx.cpu.blas.OpenBlas;
+import dev.rlx.cpu.kernels.VectorMath;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.HeadLayout;
@@ -48,6 +50,10 @@ final class CpuSuiteCases {
                 int n = Integer.parseInt(parts[1]);
                 yield gemmInfo("sgemm", n, n, n);
             }
+            case "apisgemm" -> {
+                int n = Integer.parseInt(parts[1]);
+                yield gemmInfo("apisgemm", n, n, n);
+            }
             case "gemm" -> gemmInfo("gemm", 128, 384, 1536);
             case "gemv" -> gemmInfo("gemv", 1, 4096, 4096);
             case "softmax", "rmsnorm", "elementwise" -> new CpuSuiteCase.Info(
@@ -77,6 +83,10 @@ final class CpuSuiteCases {
                 int n = Integer.parseInt(parts[1]);
                 yield gemm(info, n, n, n, threads);
             }
+            case "apisgemm" -> {
+                int n = Integer.parseInt(parts[1]);
+                yield apiGemm(info, n, threads);
+            }
             case "gemm" -> gemm(info, 128, 384, 1536, threads);
             case "gemv" -> gemm(info, 1, 4096, 4096, threads);
             case "softmax", "rmsnorm", "elementwise" -> rows(info, parts[0], 4096, 4096, threads);
@@ -99,9 +109,18 @@ final class CpuSuiteCases {
         return c.own(s.compile(g));
     }
 
+    /**
+     * The OpenBLAS peer, refused when it runs a kernel family narrower than RLX's vectors: a library that does not
+     * know the CPU falls back to a generic core, and a ratio against it would flatter RLX.
+     */
     private static OpenBlas blas(int threads) {
         OpenBlas b = OpenBlas.load().orElseThrow(() -> new IllegalStateException(
                 "OpenBLAS not found (the org.bytedeco:openblas jar is a dependency of rlx-bench)"));
+        String why = BlasCore.unfit(b.coreName(), VectorMath.F.vectorBitSize());
+        if (why != null) {
+            throw new IllegalStateException("refusing to compare with " + b.source() + ": " + why
+                    + "; set RLX_OPENBLAS_LIBRARY to a newer OpenBLAS (unset OPENBLAS_CORETYPE)");
+        }
         b.setThreads(threads);
         return b;
     }
@@ -127,6 +146,37 @@ final class CpuSuiteCases {
         c.own(arena);
         compiled[0] = compile(c, g, threads);
         compiled[0].setInput("a", a);
+        compiled[0].setParam("b", b);
+        return c;
+    }
+
+    /**
+     * SGEMM as a user of the public API writes it: {@code matmul(input a [n,n], param b [n,n])} on a default CPU
+     * session with the case's thread count, each call {@code setInput("a", A); run(); output(0).copyTo(C)} from
+     * and into Java arrays; the peer is OpenBLAS's {@code cblas_sgemm} on the same data in native memory.
+     */
+    private static CpuSuiteCase apiGemm(CpuSuiteCase.Info info, int n, int threads) {
+        Graph g = new Graph("sgemm");
+        g.setOutputs(g.matmul(g.input("a", Shape.of(DType.F32, n, n)), g.param("b", Shape.of(DType.F32, n, n))));
+        Random r = new Random(1);
+        float[] a = random(r, n * n);
+        float[] b = random(r, n * n);
+        float[] out = new float[n * n];
+        OpenBlas blas = blas(threads);
+        Arena arena = Arena.ofShared();
+        MemorySegment as = arena.allocate(4L * n * n, 64);
+        MemorySegment bs = arena.allocate(4L * n * n, 64);
+        MemorySegment cs = arena.allocate(4L * n * n, 64);
+        MemorySegment.copy(a, 0, as, ValueLayout.JAVA_FLOAT, 0, a.length);
+        MemorySegment.copy(b, 0, bs, ValueLayout.JAVA_FLOAT, 0, b.length);
+        CompiledGraph[] compiled = new CompiledGraph[1];
+        CpuSuiteCase c = new CpuSuiteCase(info, () -> {
+            compiled[0].setInput("a", a);
+            compiled[0].run();
+            compiled[0].output(0).copyTo(out);
+        }, () -> blas.sgemm(false, false, n, n, n, as, n, bs, n, cs, n));
+        c.own(arena);
+        compiled[0] = compile(c, g, threads);
         compiled[0].setParam("b", b);
         return c;
     }

@@ -68,6 +68,35 @@ public final class OpenBlas {
         return o;
     }
 
+    private static volatile Optional<OpenBlas> usable;
+
+    /**
+     * The library when it is fit to run RLX's matmuls ({@code RLX_CPU_BLAS=openblas}): loaded, and running a kernel
+     * family at least as wide as RLX's own vectors ({@link BlasCore#unfit}). Otherwise empty, with one warning naming
+     * the library and its core, and RLX's kernels run instead.
+     */
+    public static Optional<OpenBlas> usable() {
+        Optional<OpenBlas> u = usable;
+        if (u == null) {
+            synchronized (OpenBlas.class) {
+                if (usable == null) {
+                    usable = load().filter(b -> {
+                        String why = BlasCore.unfit(b.coreName(), dev.rlx.cpu.kernels.VectorMath.F.vectorBitSize());
+                        if (why != null) {
+                            System.getLogger(OpenBlas.class.getName()).log(System.Logger.Level.WARNING,
+                                    "RLX_CPU_BLAS=openblas ignored: " + why + " (" + b.source()
+                                            + "); RLX's own kernels run instead. Point RLX_OPENBLAS_LIBRARY at a newer"
+                                            + " OpenBLAS to use it.");
+                        }
+                        return why == null;
+                    });
+                }
+                u = usable;
+            }
+        }
+        return u;
+    }
+
     /** Whether {@code RLX_CPU_BLAS=openblas} asks matmuls to run on OpenBLAS. */
     public static boolean requested() {
         String v = Rlx.setting("RLX_CPU_BLAS");

@@ -104,7 +104,7 @@ public final class MatMulKernel implements Kernel, RangeTask {
         this.parallel = ctx.parallel();
         this.lda = ac;
         this.ldb = bc;
-        OpenBlas native_ = dtype == DType.F32 && OpenBlas.requested() ? OpenBlas.load().orElse(null) : null;
+        OpenBlas native_ = dtype == DType.F32 && OpenBlas.requested() ? OpenBlas.usable().orElse(null) : null;
         this.blas = native_;
         this.blasArgs = new MemorySegment[aMats.length][];
         if (native_ != null) {
