@@ -19,7 +19,8 @@ import org.openjdk.jmh.runner.options.CommandLineOptionException;
  * suite's table of rates, JSON and chart ({@link CpuSuiteReport}). {@code ./rlx-bench/run paired ...} runs the
  * CPU suite's cases with RLX and the peer alternated in one process instead ({@link CpuSuitePaired}); {@code
  * ./rlx-bench/run minilm-memory} prints what MiniLM at three sequence lengths keeps resident
- * ({@link MiniLmMemoryReport}).
+ * ({@link MiniLmMemoryReport}); {@code ./rlx-bench/run stability CASE} times RLX alone in several fresh JVMs
+ * ({@link Stability}).
  */
 public final class BenchMain {
     private BenchMain() {}
@@ -27,6 +28,14 @@ public final class BenchMain {
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("paired")) {
             CpuSuitePaired.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("stability")) {
+            Stability.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("stability-child")) {
+            Stability.childMain(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("minilm-memory")) {

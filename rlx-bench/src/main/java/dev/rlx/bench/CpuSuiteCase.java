@@ -5,8 +5,11 @@ import java.util.List;
 
 /** One row of the CPU suite, built: an RLX graph and a peer doing the same work ({@link Info}). */
 final class CpuSuiteCase implements AutoCloseable {
-    /** What a call does, per unit of rate: {@code GFLOP} (compute) or {@code GB} (bytes read and written). */
-    enum Unit { GFLOP, GB }
+    /**
+     * What a call does, per unit of rate: {@code GFLOP} (compute) or {@code GB} (bytes read and written); {@code MS}
+     * for whole-model cases, reported as milliseconds per call ({@code work} 1).
+     */
+    enum Unit { GFLOP, GB, MS }
 
     /** What a case is, without building it: {@code work} is one call's, in {@code unit}s. */
     record Info(String op, String shape, Unit unit, double work, String peer) {}

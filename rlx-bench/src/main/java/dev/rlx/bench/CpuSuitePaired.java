@@ -13,8 +13,10 @@ import org.openjdk.jmh.annotations.Param;
  * the median of the per-round ratios compares them under the same ones. Each block first runs 0.12 s untimed,
  * so the other side's idle threads (OpenBLAS's spin for about 0.1 s after a call) have gone to sleep.
  *
- * <p>Arguments: case names ({@code sgemm:1024 softmax:4096x4096 ...}, default all of {@link CpuSuiteBenchmark}'s)
- * and {@code threads=1,2}. Prints one line per case: median rates and the ratio's median and quartiles.
+ * <p>Arguments: case names ({@code sgemm:1024 apisgemm:1024 softmax:4096x4096 ...}, default all of
+ * {@link CpuSuiteBenchmark}'s; also the whole-model and FFT cases of {@link ModelCases}, such as
+ * {@code minilm:fp32:128} and {@code fft:real:12}) and {@code threads=1,2}. Prints one line per case: median rates
+ * (or milliseconds per call) and the ratio's median and quartiles.
  */
 final class CpuSuitePaired {
     private CpuSuitePaired() {}
@@ -41,7 +43,7 @@ final class CpuSuitePaired {
                 "peer", "ratio", "(q1 - q3)");
         for (String op : ops) {
             for (int t : threads) {
-                try (CpuSuiteCase c = CpuSuiteCases.create(op, t)) {
+                try (CpuSuiteCase c = ModelCases.handles(op) ? ModelCases.create(op, t) : CpuSuiteCases.create(op, t)) {
                     System.out.println(row(c, t));
                 }
             }
@@ -63,10 +65,12 @@ final class CpuSuitePaired {
         Arrays.sort(peer);
         Arrays.sort(ratio);
         CpuSuiteCase.Info info = c.info;
-        String unit = info.unit() == CpuSuiteCase.Unit.GFLOP ? "GF/s" : "GB/s";
-        return String.format(Locale.ROOT, "%-12s %-22s %7d %7.1f %s %7.1f %s %7.2f  (%.2f - %.2f)", info.op(),
-                info.shape(), threads, info.work() / median(rlx), unit, info.work() / median(peer), unit,
-                median(ratio), ratio[ROUNDS / 4], ratio[ROUNDS - 1 - ROUNDS / 4]);
+        boolean ms = info.unit() == CpuSuiteCase.Unit.MS;
+        String unit = ms ? "ms  " : info.unit() == CpuSuiteCase.Unit.GFLOP ? "GF/s" : "GB/s";
+        double r = ms ? median(rlx) * 1e3 : info.work() / median(rlx);
+        double q = ms ? median(peer) * 1e3 : info.work() / median(peer);
+        return String.format(Locale.ROOT, "%-12s %-22s %7d %7.4g %s %7.4g %s %7.2f  (%.2f - %.2f)", info.op(),
+                info.shape(), threads, r, unit, q, unit, median(ratio), ratio[ROUNDS / 4], ratio[ROUNDS - 1 - ROUNDS / 4]);
     }
 
     private static void warm(Runnable side) {

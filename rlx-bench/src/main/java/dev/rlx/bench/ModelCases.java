@@ -1,0 +1,99 @@
+package dev.rlx.bench;
+
+import dev.rlx.ir.DType;
+import dev.rlx.ir.FftKind;
+import dev.rlx.ir.FftNorm;
+import dev.rlx.ir.Graph;
+import dev.rlx.ir.Shape;
+import dev.rlx.ir.Tensor;
+import dev.rlx.ir.Value;
+import dev.rlx.onnx.OnnxBinding;
+import dev.rlx.onnx.embed.MiniLm;
+import dev.rlx.runtime.CompileOptions;
+import dev.rlx.runtime.CompiledGraph;
+import dev.rlx.runtime.Device;
+import dev.rlx.runtime.Session;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Random;
+import org.jtransforms.fft.FloatFFT_1D;
+import org.jtransforms.utils.CommonUtils;
+import org.visnow.jlargearrays.ConcurrencyUtils;
+
+/**
+ * Whole-model and FFT cases for the alternated runs ({@code ./rlx-bench/run paired minilm:fp32:128 fft:real:12}), timed
+ * per call: {@code minilm:<fp32|int8>:<seq>} is all-MiniLM-L6-v2 on batch 1 against ONNX Runtime's CPU provider with
+ * the same thread count (as {@link MiniLmBenchmark}); {@code fft:<complex|real>:<log2 n>} is one-thread f32 FFT
+ * against JTransforms (as {@link FftBenchmark}, each call copying its input in).
+ */
+final class ModelCases {
+    private ModelCases() {}
+
+    static boolean handles(String id) {
+        return id.startsWith("minilm:") || id.startsWith("fft:");
+    }
+
+    static CpuSuiteCase.Info info(String id) {
+        String[] p = id.split(":");
+        if (p[0].equals("minilm")) {
+            return new CpuSuiteCase.Info("minilm " + p[1], "1x" + p[2], CpuSuiteCase.Unit.MS, 1, "onnxruntime");
+        }
+        int n = 1 << Integer.parseInt(p[2]);
+        return new CpuSuiteCase.Info("fft " + p[1], String.valueOf(n), CpuSuiteCase.Unit.MS, 1, "jtransforms");
+    }
+
+    static CpuSuiteCase create(String id, int threads) throws Exception {
+        String[] p = id.split(":");
+        return p[0].equals("minilm") ? miniLm(info(id), p[1], Integer.parseInt(p[2]), threads)
+                : fft(info(id), p[1].equals("complex"), Integer.parseInt(p[2]));
+    }
+
+    private static CpuSuiteCase miniLm(CpuSuiteCase.Info info, String model, int seq, int threads) throws Exception {
+        MiniLm which = model.equals("int8") ? MiniLm.INT8 : MiniLm.FP32;
+        Map<String, long[]> data = MiniLmBenchmark.tokens(seq);
+        Map<String, Tensor> in = new LinkedHashMap<>();
+        data.forEach((k, v) -> in.put(k, Tensor.of(v, 1, seq)));
+        CompiledGraph[] compiled = new CompiledGraph[1];
+        CpuSuiteCases.OrtPeer ort = CpuSuiteCases.OrtPeer.ofLongs(which.modelBytes(), data, new long[] {1, seq}, threads);
+        CpuSuiteCase c = new CpuSuiteCase(info, () -> compiled[0].run(), ort);
+        c.own(ort);
+        Session s = c.own(new Session(Device.CPU, CompileOptions.defaults().withThreads(threads)));
+        compiled[0] = c.own(which.model().importGraph(OnnxBinding.of(in)).compile(s));
+        for (String name : compiled[0].inputNames()) {
+            compiled[0].setInput(name, in.get(name));
+        }
+        return c;
+    }
+
+    private static CpuSuiteCase fft(CpuSuiteCase.Info info, boolean complex, int log2n) {
+        int n = 1 << log2n;
+        float[] input = new float[complex ? 2 * n : n];
+        Random r = new Random(1);
+        for (int i = 0; i < input.length; i++) {
+            input[i] = r.nextFloat() - 0.5f;
+        }
+        float[] work = input.clone();
+        Graph g = new Graph("fft");
+        Value x = g.input("x", complex ? Shape.of(DType.F32, n, 2) : Shape.of(DType.F32, n));
+        g.setOutputs(g.fft(x, complex ? FftKind.C2C_FORWARD : FftKind.R2C, 0, FftNorm.BACKWARD, n));
+        ConcurrencyUtils.setNumberOfThreads(1);
+        CommonUtils.setThreadsBeginN_1D_FFT_2Threads(Long.MAX_VALUE);
+        CommonUtils.setThreadsBeginN_1D_FFT_4Threads(Long.MAX_VALUE);
+        FloatFFT_1D jt = new FloatFFT_1D(n);
+        CompiledGraph[] compiled = new CompiledGraph[1];
+        CpuSuiteCase c = new CpuSuiteCase(info, () -> {
+            compiled[0].setInput("x", input);
+            compiled[0].run();
+        }, () -> {
+            System.arraycopy(input, 0, work, 0, input.length);
+            if (complex) {
+                jt.complexForward(work);
+            } else {
+                jt.realForward(work);
+            }
+        });
+        Session s = c.own(new Session(Device.CPU, CompileOptions.defaults().withThreads(1)));
+        compiled[0] = c.own(s.compile(g));
+        return c;
+    }
+}
