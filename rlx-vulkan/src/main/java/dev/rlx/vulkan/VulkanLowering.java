@@ -1,0 +1,392 @@
+package dev.rlx.vulkan;
+
+import dev.rlx.ir.DType;
+import dev.rlx.ir.Node;
+import dev.rlx.ir.Op;
+import dev.rlx.ir.ReduceKind;
+import dev.rlx.ir.Shape;
+import dev.rlx.ir.Value;
+import dev.rlx.runtime.CompileException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Turns each node of a planned graph into compute dispatches over the values' device locations: element-wise ops
+ * into elementwise.comp, movement into strided copies (copy.comp), matmul, reductions and gather into their
+ * shaders. Views (reshapes, contiguous slices the planner aliased) take none.
+ */
+final class VulkanLowering {
+    /** Highest rank the index arithmetic of the shaders takes. */
+    static final int MAX_RANK = 8;
+    private static final int LOCAL = 128;
+
+    private final Pipelines pipelines;
+    private final Function<Value, Loc> loc;
+    private final List<Dispatch> out = new ArrayList<>();
+
+    VulkanLowering(Pipelines pipelines, Function<Value, Loc> loc) {
+        this.pipelines = pipelines;
+        this.loc = loc;
+    }
+
+    List<Dispatch> dispatches() {
+        return out;
+    }
+
+    void lower(Node n) {
+        String what = "node %" + n.id() + " " + n.op().label();
+        switch (n.op()) {
+            case Op.Input i -> { }
+            case Op.Param p -> { }
+            case Op.Constant c -> { }
+            case Op.Unary u -> elementwise(n, what, ElementwiseExpressions.unary(u.op(), n.inputs().get(0).dtype()));
+            case Op.Binary b -> elementwise(n, what, ElementwiseExpressions.binary(b.op()));
+            case Op.Compare c -> elementwise(n, what, ElementwiseExpressions.compare(c.op()));
+            case Op.Where w -> elementwise(n, what, ElementwiseExpressions.where());
+            case Op.Cast c -> elementwise(n, what, ElementwiseExpressions.cast(n.inputs().get(0).dtype(), c.to()));
+            case Op.Reshape r -> copy(what, n.inputs().get(0), n.output(), new int[] {(int) n.shape().elementCount()},
+                    new int[] {1}, new int[] {1}, 0, 0);
+            case Op.Transpose t -> transpose(n, t, what);
+            case Op.Slice s -> slice(n, s, what);
+            case Op.Expand e -> expand(n, what);
+            case Op.Concat c -> concat(n, c, what);
+            case Op.MatMul m -> matmul(n, m, what);
+            case Op.Reduce r -> reduce(n, r, what);
+            case Op.Gather g -> gather(n, g, what);
+            default -> throw new CompileException("Vulkan: no kernel for " + what + " (it should have been refused)");
+        }
+    }
+
+    // ---------------------------------------------------------------- element-wise
+
+    private void elementwise(Node n, String what, String expr) {
+        Shape o = n.shape();
+        int rank = o.rank();
+        Map<String, String> m = new HashMap<>();
+        m.put("ARITY", Integer.toString(n.inputs().size()));
+        m.put("EXPR", expr);
+        ShaderTypes.define(m, "OUT", o.dtype());
+        String[] names = {"A", "B", "C"};
+        int[] ints = new int[34];
+        ints[0] = (int) o.elementCount();
+        ints[1] = rank;
+        for (int d = 0; d < rank; d++) {
+            ints[2 + d] = o.dim(d);
+        }
+        long[] ptrs = new long[4];
+        ptrs[0] = loc.apply(n.output()).address();
+        List<Loc> reads = new ArrayList<>();
+        for (int k = 0; k < n.inputs().size(); k++) {
+            Value v = n.inputs().get(k);
+            ShaderTypes.define(m, names[k], v.dtype());
+            int[] st = broadcastStrides(v.shape(), o);
+            System.arraycopy(st, 0, ints, 10 + 8 * k, rank);
+            Loc l = loc.apply(v);
+            ptrs[1 + k] = l.address();
+            reads.add(l);
+        }
+        for (int k = n.inputs().size(); k < 3; k++) {
+            ShaderTypes.define(m, names[k], o.dtype());
+        }
+        add("elementwise", m, what, ptrs, ints, o.elementCount(), reads, n.output());
+    }
+
+    /** Element strides of {@code in} per dim of {@code out} under NumPy broadcasting (0 where it repeats). */
+    static int[] broadcastStrides(Shape in, Shape out) {
+        int[] s = new int[out.rank()];
+        long[] c = in.strides();
+        int shift = out.rank() - in.rank();
+        for (int d = 0; d < in.rank(); d++) {
+            s[shift + d] = in.dim(d) == 1 && out.dim(shift + d) != 1 ? 0 : (int) c[d];
+        }
+        return s;
+    }
+
+    // ---------------------------------------------------------------- movement
+
+    private void transpose(Node n, Op.Transpose t, String what) {
+        Shape in = n.inputs().get(0).shape();
+        Shape o = n.shape();
+        long[] is = in.strides();
+        int[] st = new int[o.rank()];
+        for (int d = 0; d < o.rank(); d++) {
+            st[d] = (int) is[t.perm().get(d)];
+        }
+        copy(what, n.inputs().get(0), n.output(), o.dims(), st, contiguous(o), 0, 0);
+    }
+
+    private void slice(Node n, Op.Slice s, String what) {
+        Shape in = n.inputs().get(0).shape();
+        Shape o = n.shape();
+        int[] st = toInts(in.strides());
+        int base = s.start() * st[s.axis()];
+        st[s.axis()] *= s.step();
+        copy(what, n.inputs().get(0), n.output(), o.dims(), st, contiguous(o), base, 0);
+    }
+
+    private void expand(Node n, String what) {
+        Shape o = n.shape();
+        copy(what, n.inputs().get(0), n.output(), o.dims(), broadcastStrides(n.inputs().get(0).shape(), o),
+                contiguous(o), 0, 0);
+    }
+
+    private void concat(Node n, Op.Concat c, String what) {
+        Shape o = n.shape();
+        int[] os = contiguous(o);
+        int at = 0;
+        for (Value v : n.inputs()) {
+            if (v.shape().elementCount() > 0) {
+                copy(what, v, n.output(), v.shape().dims(), contiguous(v.shape()), os, 0, at * os[c.axis()]);
+            }
+            at += v.shape().dim(c.axis());
+        }
+    }
+
+    private void copy(String what, Value in, Value outValue, int[] dims, int[] inStrides, int[] outStrides,
+                      int inBase, int outBase) {
+        long count = 1;
+        for (int d : dims) {
+            count *= d;
+        }
+        if (count == 0) {
+            return;
+        }
+        int[] ints = new int[28];
+        ints[0] = (int) count;
+        ints[1] = dims.length;
+        for (int d = 0; d < dims.length; d++) {
+            ints[2 + d] = dims[d];
+            ints[10 + d] = inStrides[d];
+            ints[18 + d] = outStrides[d];
+        }
+        ints[26] = inBase;
+        ints[27] = outBase;
+        Loc src = loc.apply(in);
+        Map<String, String> m = Map.of("T", ShaderTypes.rawType(in.dtype().byteSize()));
+        add("copy", m, what, new long[] {loc.apply(outValue).address(), src.address()}, ints, count, List.of(src),
+                outValue);
+    }
+
+    // ---------------------------------------------------------------- matmul
+
+    private void matmul(Node n, Op.MatMul mm, String what) {
+        Shape a = n.inputs().get(0).shape();
+        Shape b = n.inputs().get(1).shape();
+        // Logical [.., M, K] x [.., K, N]: a rank-1 lhs is a row, a rank-1 rhs a column.
+        int ar = a.rank();
+        int br = b.rank();
+        long[] as = a.strides();
+        long[] bs = b.strides();
+        int mDim;
+        int kDim;
+        int nDim;
+        int sam;
+        int sak;
+        int sbk;
+        int sbn;
+        if (ar == 1) {
+            mDim = 1;
+            kDim = a.dim(0);
+            sam = 0;
+            sak = 1;
+        } else if (mm.transA()) {
+            mDim = a.dim(ar - 1);
+            kDim = a.dim(ar - 2);
+            sam = 1;
+            sak = (int) as[ar - 2];
+        } else {
+            mDim = a.dim(ar - 2);
+            kDim = a.dim(ar - 1);
+            sam = (int) as[ar - 2];
+            sak = 1;
+        }
+        if (br == 1) {
+            nDim = 1;
+            sbk = 1;
+            sbn = 0;
+        } else if (mm.transB()) {
+            nDim = b.dim(br - 2);
+            sbk = 1;
+            sbn = (int) bs[br - 2];
+        } else {
+            nDim = b.dim(br - 1);
+            sbk = (int) bs[br - 2];
+            sbn = 1;
+        }
+        Shape o = n.shape();
+        int batchRank = Math.max(ar, br) - 2;
+        batchRank = Math.max(batchRank, 0);
+        if (batchRank > 6) {
+            throw new CompileException("Vulkan: " + what + " has more than 6 batch dims");
+        }
+        int[] ints = new int[28];
+        ints[0] = mDim;
+        ints[1] = nDim;
+        ints[2] = kDim;
+        ints[3] = batchRank;
+        int batches = 1;
+        for (int d = 0; d < batchRank; d++) {
+            int ad = d - (batchRank - (ar - 2));
+            int bd = d - (batchRank - (br - 2));
+            int sizeA = ad >= 0 && ar > 2 ? a.dim(ad) : 1;
+            int sizeB = bd >= 0 && br > 2 ? b.dim(bd) : 1;
+            int size = Math.max(sizeA, sizeB);
+            ints[4 + d] = size;
+            ints[10 + d] = sizeA == size && ad >= 0 && ar > 2 && size != 1 ? (int) as[ad] : 0;
+            ints[16 + d] = sizeB == size && bd >= 0 && br > 2 && size != 1 ? (int) bs[bd] : 0;
+            batches *= size;
+        }
+        ints[22] = sam;
+        ints[23] = sak;
+        ints[24] = sbk;
+        ints[25] = sbn;
+        if (o.elementCount() == 0) {
+            return;
+        }
+        Map<String, String> m = new HashMap<>();
+        ShaderTypes.define(m, "A", a.dtype());
+        ShaderTypes.define(m, "OUT", o.dtype());
+        m.put("ACC", accumulator(a.dtype()));
+        Loc la = loc.apply(n.inputs().get(0));
+        Loc lb = loc.apply(n.inputs().get(1));
+        long pipeline = pipelines.get("matmul", m, what);
+        out.add(new Dispatch(pipeline, what, new long[] {loc.apply(n.output()).address(), la.address(), lb.address()},
+                ints, (nDim + 15) / 16, (mDim + 15) / 16, batches, List.of(la, lb), List.of(loc.apply(n.output()))));
+    }
+
+    private static String accumulator(DType t) {
+        return switch (t) {
+            case F32, F16, BF16 -> "float";
+            default -> ShaderTypes.of(t).compute();
+        };
+    }
+
+    // ---------------------------------------------------------------- reductions
+
+    private void reduce(Node n, Op.Reduce r, String what) {
+        Shape in = n.inputs().get(0).shape();
+        long[] st = in.strides();
+        int[] ints = new int[36];
+        int kept = 0;
+        int red = 0;
+        long count = 1;
+        for (int d = 0; d < in.rank(); d++) {
+            if (r.axes().contains(d)) {
+                ints[19 + red] = in.dim(d);
+                ints[27 + red] = (int) st[d];
+                red++;
+                count *= in.dim(d);
+            } else {
+                ints[2 + kept] = in.dim(d);
+                ints[10 + kept] = (int) st[d];
+                kept++;
+            }
+        }
+        long outputs = n.shape().elementCount();
+        ints[0] = (int) outputs;
+        ints[1] = kept;
+        ints[18] = red;
+        ints[35] = (int) count;
+        DType t = in.dtype();
+        String acc = accumulator(t);
+        Map<String, String> m = new HashMap<>();
+        ShaderTypes.define(m, "A", t);
+        ShaderTypes.define(m, "OUT", n.shape().dtype());
+        m.put("ACC", acc);
+        m.put("INIT", switch (r.op()) {
+            case SUM, MEAN -> acc + "(0)";
+            case PROD -> acc + "(1)";
+            case MAX -> lowest(t, acc);
+            case MIN -> highest(t, acc);
+        });
+        m.put("STEP(acc, x)", switch (r.op()) {
+            case SUM, MEAN -> "((acc) + (x))";
+            case PROD -> "((acc) * (x))";
+            case MAX -> "rlxMax(acc, x)";
+            case MIN -> "rlxMin(acc, x)";
+        });
+        m.put("FINISH(acc, count)", r.op() == ReduceKind.MEAN ? "((acc) / " + acc + "(count))" : "(acc)");
+        if (outputs == 0) {
+            return;
+        }
+        Loc src = loc.apply(n.inputs().get(0));
+        add("reduce", m, what, new long[] {loc.apply(n.output()).address(), src.address()}, ints, outputs,
+                List.of(src), n.output());
+    }
+
+    private static String lowest(DType t, String acc) {
+        return switch (t) {
+            case F32, F16, BF16 -> "uintBitsToFloat(0xff800000u)";
+            case F64 -> "double(uintBitsToFloat(0xff800000u))";
+            case I8 -> "-128";
+            case I16 -> "-32768";
+            case I32 -> "(-2147483647 - 1)";
+            case I64 -> "(-9223372036854775807L - 1L)";
+            default -> acc + "(0)";
+        };
+    }
+
+    private static String highest(DType t, String acc) {
+        return switch (t) {
+            case F32, F16, BF16 -> "uintBitsToFloat(0x7f800000u)";
+            case F64 -> "double(uintBitsToFloat(0x7f800000u))";
+            case I8 -> "127";
+            case I16 -> "32767";
+            case I32 -> "2147483647";
+            case I64 -> "9223372036854775807L";
+            case U8 -> "255u";
+            case U32 -> "4294967295u";
+            default -> "1u";
+        };
+    }
+
+    // ---------------------------------------------------------------- gather
+
+    private void gather(Node n, Op.Gather g, String what) {
+        Shape data = n.inputs().get(0).shape();
+        Shape idx = n.inputs().get(1).shape();
+        long outputs = n.shape().elementCount();
+        if (outputs == 0) {
+            return;
+        }
+        int inner = (int) data.elementCount(g.axis() + 1, data.rank());
+        int[] ints = {(int) outputs, (int) idx.elementCount(), inner, data.dim(g.axis())};
+        Map<String, String> m = new HashMap<>();
+        m.put("T", ShaderTypes.rawType(data.dtype().byteSize()));
+        ShaderTypes.define(m, "I", idx.dtype());
+        Loc ld = loc.apply(n.inputs().get(0));
+        Loc li = loc.apply(n.inputs().get(1));
+        add("gather", m, what, new long[] {loc.apply(n.output()).address(), ld.address(), li.address()}, ints,
+                outputs, List.of(ld, li), n.output());
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private void add(String shader, Map<String, String> macros, String what, long[] ptrs, int[] ints, long threads,
+                     List<Loc> reads, Value written) {
+        if (threads == 0) {
+            return;
+        }
+        if (threads > Integer.MAX_VALUE) {
+            throw new CompileException("Vulkan: " + what + " has more than 2^31 elements");
+        }
+        long pipeline = pipelines.get(shader, macros, what);
+        int[] g = Dispatch.groups(threads, LOCAL);
+        out.add(new Dispatch(pipeline, what, ptrs, ints, g[0], g[1], 1, reads, List.of(loc.apply(written))));
+    }
+
+    static int[] contiguous(Shape s) {
+        return toInts(s.strides());
+    }
+
+    private static int[] toInts(long[] a) {
+        int[] r = new int[a.length];
+        for (int i = 0; i < a.length; i++) {
+            r[i] = (int) a[i];
+        }
+        return r;
+    }
+}

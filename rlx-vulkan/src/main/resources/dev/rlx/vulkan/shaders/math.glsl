@@ -1,0 +1,115 @@
+// Element functions with the IR's semantics where GLSL's built-ins differ (NaN propagation, floored modulo,
+// integer division by zero, saturating casts). Overloaded per compute type.
+
+float rlxMax(float a, float b) { return isnan(a) || isnan(b) ? a + b : max(a, b); }
+float rlxMin(float a, float b) { return isnan(a) || isnan(b) ? a + b : min(a, b); }
+double rlxMax(double a, double b) { return isnan(a) || isnan(b) ? a + b : max(a, b); }
+double rlxMin(double a, double b) { return isnan(a) || isnan(b) ? a + b : min(a, b); }
+int rlxMax(int a, int b) { return max(a, b); }
+int rlxMin(int a, int b) { return min(a, b); }
+uint rlxMax(uint a, uint b) { return max(a, b); }
+uint rlxMin(uint a, uint b) { return min(a, b); }
+int64_t rlxMax(int64_t a, int64_t b) { return a > b ? a : b; }
+int64_t rlxMin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+// Floored modulo, the sign of the divisor; integer b == 0 gives 0.
+float rlxMod(float a, float b) {
+    float r = a - b * trunc(a / b);
+    return r != 0.0 && ((r < 0.0) != (b < 0.0)) ? r + b : r;
+}
+double rlxMod(double a, double b) {
+    double r = a - b * trunc(a / b);
+    return r != 0.0 && ((r < 0.0) != (b < 0.0)) ? r + b : r;
+}
+int rlxMod(int a, int b) {
+    if (b == 0) return 0;
+    int r = a - (a / b) * b;
+    return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
+uint rlxMod(uint a, uint b) { return b == 0u ? 0u : a % b; }
+int64_t rlxMod(int64_t a, int64_t b) {
+    if (b == 0) return 0;
+    int64_t r = a - (a / b) * b;
+    return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
+
+// Division; integers truncate toward zero and b == 0 gives 0.
+float rlxDiv(float a, float b) { return a / b; }
+double rlxDiv(double a, double b) { return a / b; }
+int rlxDiv(int a, int b) { return b == 0 ? 0 : (b == -1 ? -a : a / b); }
+uint rlxDiv(uint a, uint b) { return b == 0u ? 0u : a / b; }
+int64_t rlxDiv(int64_t a, int64_t b) { return b == 0 ? 0 : (b == -1 ? -a : a / b); }
+
+// pow as Java's Math.pow on the cases GLSL leaves undefined (x < 0 with an integral y, y == 0).
+float rlxPow(float x, float y) {
+    if (y == 0.0) return 1.0;
+    if (x < 0.0 && y == trunc(y)) {
+        float m = pow(-x, y);
+        return mod(abs(y), 2.0) == 1.0 ? -m : m;
+    }
+    if (x == 0.0) return y > 0.0 ? 0.0 : 1.0 / 0.0;
+    return pow(x, y);
+}
+double rlxPow(double x, double y) { return double(rlxPow(float(x), float(y))); }
+
+float rlxTanh(float x) { return abs(x) > 15.0 ? sign(x) : tanh(x); }
+double rlxTanh(double x) { return double(rlxTanh(float(x))); }
+
+// erf: Abramowitz and Stegun 7.1.26 refined by one Newton step on erf' (|error| < 2e-7).
+float rlxErf(float x) {
+    float ax = abs(x);
+    if (ax > 6.0) return sign(x);
+    float t = 1.0 / (1.0 + 0.5 * ax);
+    // Numerical Recipes' erfc (fractional error < 1.2e-7 everywhere).
+    float y = t * exp(-ax * ax - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418
+            + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587
+            + t * (-0.82215223 + t * 0.17087277)))))))));
+    float r = 1.0 - y;
+    return x < 0.0 ? -r : r;
+}
+double rlxErf(double x) { return double(rlxErf(float(x))); }
+
+float rlxSign(float x) { return isnan(x) ? x : sign(x); }
+double rlxSign(double x) { return isnan(x) ? x : sign(x); }
+int rlxSign(int x) { return sign(x); }
+uint rlxSign(uint x) { return x == 0u ? 0u : 1u; }
+int64_t rlxSign(int64_t x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
+
+int rlxAbs(int x) { return abs(x); }
+uint rlxAbs(uint x) { return x; }
+int64_t rlxAbs(int64_t x) { return x < 0 ? -x : x; }
+float rlxAbs(float x) { return abs(x); }
+double rlxAbs(double x) { return abs(x); }
+
+// Float to integer: truncate toward zero, saturate, NaN gives 0 (bounds exactly representable in the source type).
+int rlxToInt(float x, float lo, float hi) {
+    if (isnan(x)) return 0;
+    if (x >= 2147483648.0) return 2147483647;
+    if (x <= -2147483648.0) return -2147483647 - 1;
+    return int(clamp(trunc(x), lo, hi));
+}
+uint rlxToUint(float x, float hi) {
+    if (isnan(x) || x <= 0.0) return 0u;
+    if (x >= 4294967296.0) return 4294967295u;
+    return uint(min(trunc(x), hi));
+}
+int64_t rlxToI64(float x) {
+    if (isnan(x)) return 0;
+    if (x >= 9223372036854775807.0) return 9223372036854775807L;
+    if (x <= -9223372036854775808.0) return -9223372036854775807L - 1L;
+    return int64_t(x);
+}
+int rlxToInt(double x, double lo, double hi) {
+    if (isnan(x)) return 0;
+    return int(clamp(trunc(x), lo, hi));
+}
+uint rlxToUint(double x, double hi) {
+    if (isnan(x) || x <= 0.0) return 0u;
+    return uint(min(trunc(x), hi));
+}
+int64_t rlxToI64(double x) {
+    if (isnan(x)) return 0;
+    if (x >= 9223372036854775807.0) return 9223372036854775807L;
+    if (x <= -9223372036854775808.0) return -9223372036854775807L - 1L;
+    return int64_t(x);
+}
