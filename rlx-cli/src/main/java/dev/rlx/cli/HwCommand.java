@@ -45,6 +45,7 @@ final class HwCommand implements Callable<Integer> {
             JsonOut.write(out, true, g -> writeJson(g, s));
         } else {
             printText(out, s);
+            printVulkan(out, dev.rlx.vulkan.VulkanBackend.devices());
         }
         out.flush();
         return 0;
@@ -139,6 +140,12 @@ final class HwCommand implements Callable<Integer> {
         g.writeEndObject();
         g.writeStringField("fingerprint", s.fingerprint());
         g.writeEndObject();
+    }
+
+    /** The Vulkan devices the loader sees (name, type, driver, heaps, subgroup size, shared memory, limits). */
+    static void printVulkan(PrintWriter out, List<dev.rlx.vulkan.VulkanDeviceInfo> devices) {
+        lines(out, "vulkan", devices.isEmpty() ? List.of("no devices (no loader or driver)")
+                : devices.stream().map(dev.rlx.vulkan.VulkanDeviceInfo::describe).toList());
     }
 
     private static void line(PrintWriter out, String label, String value) {

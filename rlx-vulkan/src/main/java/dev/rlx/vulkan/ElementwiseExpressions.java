@@ -39,7 +39,7 @@ final class ElementwiseExpressions {
             case SIN -> "sin(a)";
             case COS -> "cos(a)";
             case TAN -> "tan(a)";
-            case ATAN -> "atan(a)";
+            case ATAN -> t == DType.F32 || !t.isFloat() ? "rlxAtan(a)" : "rlxAtan(float(a))";
             case ERF -> "rlxErf(a)";
             case ROUND -> "roundEven(a)";
             case FLOOR -> "floor(a)";

@@ -14,7 +14,7 @@ void main() {
     int rest = int(idx / uint(inner));
     int i = rest % nIdx;
     int o = rest / nIdx;
-    int64_t at = int64_t(BUF(I_S, 2).v[i]);
+    int at = int(BUF(I_S, 2).v[i]);
     if (at < 0) {
         at += axis;
     }

@@ -69,6 +69,25 @@ float rlxErf(float x) {
 }
 double rlxErf(double x) { return double(rlxErf(float(x))); }
 
+// atan with Cephes' single-precision range reduction and polynomial (about 1 ulp; the driver's may be coarse).
+float rlxAtan(float x) {
+    if (isnan(x)) return x;
+    float ax = abs(x);
+    float base = 0.0;
+    float y = ax;
+    if (ax > 2.414213562373095) {
+        base = 1.5707963267948966;
+        y = -1.0 / ax;
+    } else if (ax > 0.4142135623730950) {
+        base = 0.7853981633974483;
+        y = (ax - 1.0) / (ax + 1.0);
+    }
+    float z = y * y;
+    float r = base + (((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z
+            - 3.33329491539e-1) * z * y + y;
+    return x < 0.0 ? -r : r;
+}
+
 float rlxSign(float x) { return isnan(x) ? x : sign(x); }
 double rlxSign(double x) { return isnan(x) ? x : sign(x); }
 int rlxSign(int x) { return sign(x); }
@@ -84,9 +103,9 @@ double rlxAbs(double x) { return abs(x); }
 // Float to integer: truncate toward zero, saturate, NaN gives 0 (bounds exactly representable in the source type).
 int rlxToInt(float x, float lo, float hi) {
     if (isnan(x)) return 0;
-    if (x >= 2147483648.0) return 2147483647;
-    if (x <= -2147483648.0) return -2147483647 - 1;
-    return int(clamp(trunc(x), lo, hi));
+    float c = clamp(trunc(x), lo, hi);
+    if (c >= 2147483648.0) return 2147483647;
+    return int(c);
 }
 uint rlxToUint(float x, float hi) {
     if (isnan(x) || x <= 0.0) return 0u;
@@ -95,8 +114,8 @@ uint rlxToUint(float x, float hi) {
 }
 int64_t rlxToI64(float x) {
     if (isnan(x)) return 0;
-    if (x >= 9223372036854775807.0) return 9223372036854775807L;
-    if (x <= -9223372036854775808.0) return -9223372036854775807L - 1L;
+    if (x >= 9223372036854775807.0) return (~(int64_t(1) << 63));
+    if (x <= -9223372036854775808.0) return (int64_t(1) << 63);
     return int64_t(x);
 }
 int rlxToInt(double x, double lo, double hi) {
@@ -109,7 +128,7 @@ uint rlxToUint(double x, double hi) {
 }
 int64_t rlxToI64(double x) {
     if (isnan(x)) return 0;
-    if (x >= 9223372036854775807.0) return 9223372036854775807L;
-    if (x <= -9223372036854775808.0) return -9223372036854775807L - 1L;
+    if (x >= 9223372036854775807.0) return (~(int64_t(1) << 63));
+    if (x <= -9223372036854775808.0) return (int64_t(1) << 63);
     return int64_t(x);
 }
