@@ -215,13 +215,13 @@ final class VulkanExecutable implements Executable {
     @Override
     public void write(Value v, MemorySegment src) {
         Loc l = loc(v);
-        memory.copyToDevice(src.asSlice(0, l.bytes()), l.buffer(), l.offset());
+        memory.write(src, l.buffer(), l.offset(), l.bytes());
     }
 
     @Override
     public void read(Value v, MemorySegment dst) {
         Loc l = loc(v);
-        memory.copyToHost(l.buffer(), l.offset(), dst.asSlice(0, l.bytes()));
+        memory.read(l.buffer(), l.offset(), dst, l.bytes());
     }
 
     @Override

@@ -22,6 +22,8 @@ final class VulkanLowering {
     /** Highest rank the index arithmetic of the shaders takes. */
     static final int MAX_RANK = 8;
     private static final int LOCAL = 128;
+    /** Reductions of at least this many elements per output take a workgroup per output (reduce.comp). */
+    private static final int PARALLEL_REDUCE = 2048;
 
     private final Pipelines pipelines;
     private final Function<Value, Loc> loc;
@@ -318,8 +320,15 @@ final class VulkanLowering {
             return;
         }
         Loc src = loc.apply(n.inputs().get(0));
-        add("reduce", m, what, new long[] {loc.apply(n.output()).address(), src.address()}, ints, outputs,
-                List.of(src), n.output());
+        long[] ptrs = {loc.apply(n.output()).address(), src.address()};
+        if (count < PARALLEL_REDUCE) {
+            add("reduce", m, what, ptrs, ints, outputs, List.of(src), n.output());
+            return;
+        }
+        m.put("PARALLEL", "1");
+        int[] g = Dispatch.groups(outputs, 1);
+        out.add(new Dispatch(pipelines.get("reduce", m, what), what, ptrs, ints, g[0], g[1], 1, List.of(src),
+                List.of(loc.apply(n.output()))));
     }
 
     private static String lowest(DType t, String acc) {

@@ -172,6 +172,24 @@ final class VulkanMemory implements DeviceRuntime, DeviceAllocator {
         }
     }
 
+    /** The first {@code bytes} of {@code src} into {@code dst} at {@code dstOffset}; no allocation when mapped. */
+    void write(MemorySegment src, VulkanBuffer dst, long dstOffset, long bytes) {
+        if (dst.mapped != null) {
+            MemorySegment.copy(src, 0, dst.mapped, dstOffset, bytes);
+        } else {
+            copyToDevice(src.asSlice(0, bytes), dst, dstOffset);
+        }
+    }
+
+    /** {@code bytes} of {@code src} from {@code srcOffset} into {@code dst}; no allocation when mapped. */
+    void read(VulkanBuffer src, long srcOffset, MemorySegment dst, long bytes) {
+        if (src.mapped != null) {
+            MemorySegment.copy(src.mapped, srcOffset, dst, 0, bytes);
+        } else {
+            copyToHost(src, srcOffset, dst.asSlice(0, bytes));
+        }
+    }
+
     private void copy(VulkanBuffer from, long fromOffset, VulkanBuffer to, long toOffset, long bytes) {
         ctx.runOnce(cb -> {
             try (MemoryStack stack = stackPush()) {

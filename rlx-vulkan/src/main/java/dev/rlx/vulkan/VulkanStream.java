@@ -18,6 +18,8 @@ final class VulkanStream implements CommandStream {
 
     private final VulkanContext ctx;
     private final long fence;
+    /** The fence's handle in native memory, for the wait and reset calls that take an array. */
+    private final java.nio.LongBuffer fences;
     private final VkSubmitInfo info;
     private PointerBuffer pending;
     private int count;
@@ -27,6 +29,7 @@ final class VulkanStream implements CommandStream {
     VulkanStream(VulkanContext ctx) {
         this.ctx = ctx;
         this.fence = ctx.newFence();
+        this.fences = MemoryUtil.memAllocLong(1).put(0, fence);
         this.info = VkSubmitInfo.calloc().sType$Default();
         this.pending = MemoryUtil.memAllocPointer(INITIAL);
     }
@@ -66,9 +69,11 @@ final class VulkanStream implements CommandStream {
         if (!inFlight) {
             return;
         }
-        VulkanException.check(vkWaitForFences(ctx.device, fence, true, Long.MAX_VALUE),
+        // The array forms on a buffer allocated once: the single-fence overloads build a buffer per call.
+        long at = MemoryUtil.memAddress(fences);
+        VulkanException.check(nvkWaitForFences(ctx.device, 1, at, VK_TRUE, Long.MAX_VALUE),
                 "waiting for a run on " + ctx.info.name());
-        vkResetFences(ctx.device, fence);
+        nvkResetFences(ctx.device, 1, at);
         inFlight = false;
     }
 
@@ -82,5 +87,6 @@ final class VulkanStream implements CommandStream {
         vkDestroyFence(ctx.device, fence, null);
         info.free();
         MemoryUtil.memFree(pending);
+        MemoryUtil.memFree(fences);
     }
 }
