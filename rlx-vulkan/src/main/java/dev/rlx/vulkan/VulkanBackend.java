@@ -70,7 +70,8 @@ public final class VulkanBackend implements Backend {
         Capabilities.Builder b = Capabilities.builder().claimCompositeUnary();
         for (OpKind k : List.of(OpKind.INPUT, OpKind.PARAM, OpKind.CONSTANT, OpKind.UNARY, OpKind.BINARY,
                 OpKind.COMPARE, OpKind.WHERE, OpKind.CAST, OpKind.MATMUL, OpKind.REDUCE, OpKind.RESHAPE,
-                OpKind.TRANSPOSE, OpKind.SLICE, OpKind.CONCAT, OpKind.EXPAND, OpKind.GATHER)) {
+                OpKind.TRANSPOSE, OpKind.SLICE, OpKind.CONCAT, OpKind.EXPAND, OpKind.GATHER, OpKind.ARG_REDUCE,
+                OpKind.CUMSUM, OpKind.CONV, OpKind.POOL)) {
             b.claim(k, first, rest);
         }
         for (OpKind k : List.of(OpKind.UNARY, OpKind.BINARY, OpKind.COMPARE, OpKind.WHERE, OpKind.CAST,

@@ -58,6 +58,11 @@ final class VulkanLowering {
             case Op.MatMul m -> matmul(n, m, what);
             case Op.Reduce r -> reduce(n, r, what);
             case Op.Gather g -> gather(n, g, what);
+            case Op.ArgReduce a -> alongAxis(n, a.axis(), what, a.op() == Op.ArgReduce.Kind.ARGMAX ? "ARGMAX" : "ARGMIN",
+                    false, false);
+            case Op.Conv c -> conv(n, c, what);
+            case Op.Pool p -> pool(n, p, what);
+            case Op.Cumsum c -> alongAxis(n, c.axis(), what, "CUMSUM", c.exclusive(), c.reverse());
             default -> throw new CompileException("Vulkan: no kernel for " + what + " (it should have been refused)");
         }
     }
@@ -355,6 +360,112 @@ final class VulkanLowering {
             case U32 -> "4294967295u";
             default -> "1u";
         };
+    }
+
+    // ---------------------------------------------------------------- along one axis
+
+    private void alongAxis(Node n, int axis, String what, String mode, boolean exclusive, boolean reverse) {
+        Shape in = n.inputs().get(0).shape();
+        int len = in.dim(axis);
+        int inner = (int) in.elementCount(axis + 1, in.rank());
+        long lines = in.elementCount(0, axis) * inner;
+        Map<String, String> m = new HashMap<>();
+        ShaderTypes.define(m, "A", in.dtype());
+        ShaderTypes.define(m, "OUT", n.shape().dtype());
+        m.put("ACC", accumulator(in.dtype()));
+        m.put(mode, "1");
+        if (in.dtype().isFloat()) {
+            m.put("COMPENSATED", "1");
+        }
+        if (exclusive) {
+            m.put("EXCLUSIVE", "1");
+        }
+        m.put("REVERSE_INDEX(j, len)", reverse ? "((len) - 1 - (j))" : "(j)");
+        if (len == 0 || lines == 0) {
+            return;
+        }
+        Loc src = loc.apply(n.inputs().get(0));
+        add("axis", m, what, new long[] {loc.apply(n.output()).address(), src.address()},
+                new int[] {(int) lines, len, inner}, lines, List.of(src), n.output());
+    }
+
+    // ---------------------------------------------------------------- convolution and pooling
+
+    /** The spatial dims of {@code s} (after batch and channels), padded to 3 with 1s. */
+    private static int[] spatial3(Shape s) {
+        int[] out = {1, 1, 1};
+        for (int i = 2; i < s.rank(); i++) {
+            out[i - 2] = s.dim(i);
+        }
+        return out;
+    }
+
+    private static int[] padded3(List<Integer> v, int from, int count, int fill) {
+        int[] out = {fill, fill, fill};
+        for (int i = 0; i < count; i++) {
+            out[i] = v.get(from + i);
+        }
+        return out;
+    }
+
+    private void conv(Node n, Op.Conv c, String what) {
+        Shape x = n.inputs().get(0).shape();
+        Shape w = n.inputs().get(1).shape();
+        Shape o = n.shape();
+        int sr = c.strides().size();
+        int[] ints = new int[24];
+        ints[0] = (int) o.elementCount();
+        ints[1] = x.dim(0);
+        ints[2] = x.dim(1);
+        ints[3] = o.dim(1);
+        ints[4] = c.groups();
+        ints[5] = n.inputs().size() == 3 ? 1 : 0;
+        System.arraycopy(spatial3(x), 0, ints, 6, 3);
+        System.arraycopy(spatial3(o), 0, ints, 9, 3);
+        System.arraycopy(spatial3(w), 0, ints, 12, 3);
+        System.arraycopy(padded3(c.strides(), 0, sr, 1), 0, ints, 15, 3);
+        System.arraycopy(padded3(c.pads(), 0, sr, 0), 0, ints, 18, 3);
+        System.arraycopy(padded3(c.dilations(), 0, sr, 1), 0, ints, 21, 3);
+        Map<String, String> m = new HashMap<>();
+        ShaderTypes.define(m, "A", x.dtype());
+        ShaderTypes.define(m, "OUT", o.dtype());
+        m.put("ACC", accumulator(x.dtype()));
+        List<Loc> reads = new ArrayList<>();
+        long[] ptrs = new long[4];
+        ptrs[0] = loc.apply(n.output()).address();
+        for (int i = 0; i < n.inputs().size(); i++) {
+            Loc l = loc.apply(n.inputs().get(i));
+            reads.add(l);
+            ptrs[1 + i] = l.address();
+        }
+        add("conv", m, what, ptrs, ints, o.elementCount(), reads, n.output());
+    }
+
+    private void pool(Node n, Op.Pool p, String what) {
+        Shape x = n.inputs().get(0).shape();
+        Shape o = n.shape();
+        int sr = p.kernel().size();
+        int[] ints = new int[23];
+        ints[0] = (int) o.elementCount();
+        ints[1] = x.dim(0) * x.dim(1);
+        System.arraycopy(spatial3(x), 0, ints, 2, 3);
+        System.arraycopy(spatial3(o), 0, ints, 5, 3);
+        System.arraycopy(padded3(p.kernel(), 0, sr, 1), 0, ints, 8, 3);
+        System.arraycopy(padded3(p.strides(), 0, sr, 1), 0, ints, 11, 3);
+        System.arraycopy(padded3(p.pads(), 0, sr, 0), 0, ints, 14, 3);
+        System.arraycopy(padded3(p.pads(), sr, sr, 0), 0, ints, 17, 3);
+        System.arraycopy(padded3(p.dilations(), 0, sr, 1), 0, ints, 20, 3);
+        Map<String, String> m = new HashMap<>();
+        ShaderTypes.define(m, "A", x.dtype());
+        ShaderTypes.define(m, "OUT", o.dtype());
+        m.put("ACC", accumulator(x.dtype()));
+        m.put(p.op() == Op.Pool.Kind.MAX ? "MAXPOOL" : "AVGPOOL", "1");
+        if (p.countIncludePad()) {
+            m.put("COUNT_PAD", "1");
+        }
+        Loc src = loc.apply(n.inputs().get(0));
+        add("pool", m, what, new long[] {loc.apply(n.output()).address(), src.address()}, ints, o.elementCount(),
+                List.of(src), n.output());
     }
 
     // ---------------------------------------------------------------- gather

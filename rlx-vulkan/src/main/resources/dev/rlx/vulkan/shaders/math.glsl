@@ -132,3 +132,10 @@ int64_t rlxToI64(double x) {
     if (x <= -9223372036854775808.0) return (int64_t(1) << 63);
     return int64_t(x);
 }
+
+// NaN tests for every compute type (integers are never NaN).
+bool isNan(float x) { return isnan(x); }
+bool isNan(double x) { return isnan(x); }
+bool isNan(int x) { return false; }
+bool isNan(uint x) { return false; }
+bool isNan(int64_t x) { return false; }
