@@ -15,12 +15,20 @@ final class ElementwiseExpressions {
     private ElementwiseExpressions() {}
 
     /** Unary functions GLSL has only in single precision: refused on f64. */
-    static final Set<UnaryKind> SINGLE_PRECISION_ONLY = EnumSet.of(UnaryKind.TANH, UnaryKind.EXP, UnaryKind.LOG,
-            UnaryKind.SIN, UnaryKind.COS, UnaryKind.TAN, UnaryKind.ATAN, UnaryKind.ERF, UnaryKind.GELU,
-            UnaryKind.GELU_TANH, UnaryKind.SILU, UnaryKind.SIGMOID);
+    static final Set<UnaryKind> SINGLE_PRECISION_ONLY = EnumSet.of(UnaryKind.SIN, UnaryKind.COS, UnaryKind.TAN,
+            UnaryKind.ATAN, UnaryKind.ERF, UnaryKind.GELU, UnaryKind.GELU_TANH);
 
     static String unary(UnaryKind k, DType t) {
         String one = t.isFloat() ? "A_C(1.0)" : "A_C(1)";
+        if (t == DType.F64) { // exp and log in double precision (math.glsl): GLSL's take floats only
+            switch (k) {
+                case EXP -> { return "rlxExpD(a)"; }
+                case LOG -> { return "rlxLogD(a)"; }
+                case SILU -> { return "(a / (1.0 + rlxExpD(-a)))"; }
+                case SIGMOID -> { return "(1.0 / (1.0 + rlxExpD(-a)))"; }
+                default -> { }
+            }
+        }
         return switch (k) {
             case RELU -> t.isFloat() ? "(isnan(a) ? a : max(a, A_C(0)))" : "rlxMax(a, A_C(0))";
             case GELU -> "(0.5 * a * (1.0 + rlxErf(a * 0.70710678118654752)))";

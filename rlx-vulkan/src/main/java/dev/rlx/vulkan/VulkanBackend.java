@@ -71,22 +71,26 @@ public final class VulkanBackend implements Backend {
         for (OpKind k : List.of(OpKind.INPUT, OpKind.PARAM, OpKind.CONSTANT, OpKind.UNARY, OpKind.BINARY,
                 OpKind.COMPARE, OpKind.WHERE, OpKind.CAST, OpKind.MATMUL, OpKind.REDUCE, OpKind.RESHAPE,
                 OpKind.TRANSPOSE, OpKind.SLICE, OpKind.CONCAT, OpKind.EXPAND, OpKind.GATHER, OpKind.ARG_REDUCE,
-                OpKind.CUMSUM, OpKind.CONV, OpKind.POOL)) {
+                OpKind.CUMSUM, OpKind.CONV, OpKind.CONV_TRANSPOSE, OpKind.POOL,
+                OpKind.SCATTER_ADD, OpKind.TOP_K)) {
             b.claim(k, first, rest);
         }
         for (OpKind k : List.of(OpKind.UNARY, OpKind.BINARY, OpKind.COMPARE, OpKind.WHERE, OpKind.CAST,
-                OpKind.TRANSPOSE, OpKind.SLICE, OpKind.EXPAND, OpKind.CONCAT, OpKind.REDUCE, OpKind.GATHER)) {
+                OpKind.TRANSPOSE, OpKind.SLICE, OpKind.EXPAND, OpKind.CONCAT, OpKind.REDUCE, OpKind.GATHER,
+                OpKind.SCATTER_ADD)) {
             b.refuse(k, "rank<=8", VulkanBackend::rankRule);
         }
         b.refuse(OpKind.UNARY, "f64-transcendentals", (op, in) ->
                 in.get(0).dtype() == DType.F64 && ElementwiseExpressions.SINGLE_PRECISION_ONLY.contains(
                         ((Op.Unary) op).op()) ? "no f64 " + op.label() + " (GLSL has it in single precision)" : null);
-        b.refuse(OpKind.BINARY, "f64-pow", (op, in) ->
-                in.get(0).dtype() == DType.F64 && ((Op.Binary) op).op() == dev.rlx.ir.BinaryKind.POW
-                        ? "no f64 pow (GLSL has it in single precision)" : null);
         b.refuse(OpKind.CAST, "cast-types", (op, in) -> {
             DType to = ((Op.Cast) op).to();
             return dtypes.contains(to) ? null : "no " + to.label() + " buffers on this device";
+        });
+        b.refuse(OpKind.TOP_K, "selection<=60000", (op, in) -> {
+            Op.TopK t = (Op.TopK) op;
+            long work = (long) t.k() * in.get(0).dim(t.axis());
+            return work > 60_000 ? "k x axis length " + work + " is over 60,000 (top-k selects per line)" : null;
         });
         b.refuse(OpKind.MATMUL, "batch<=6", (op, in) ->
                 Math.max(in.get(0).rank(), in.get(1).rank()) > 8 ? "more than 6 batch dims" : null);

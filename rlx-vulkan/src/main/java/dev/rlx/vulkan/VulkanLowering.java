@@ -60,7 +60,10 @@ final class VulkanLowering {
             case Op.Gather g -> gather(n, g, what);
             case Op.ArgReduce a -> alongAxis(n, a.axis(), what, a.op() == Op.ArgReduce.Kind.ARGMAX ? "ARGMAX" : "ARGMIN",
                     false, false);
-            case Op.Conv c -> conv(n, c, what);
+            case Op.Conv c -> conv(n, c.strides(), c.pads(), c.dilations(), c.groups(), false, what);
+            case Op.ConvTranspose c -> conv(n, c.strides(), c.pads(), c.dilations(), c.groups(), true, what);
+            case Op.ScatterAdd sa -> scatterAdd(n, sa, what);
+            case Op.TopK t -> topK(n, t, what);
             case Op.Pool p -> pool(n, p, what);
             case Op.Cumsum c -> alongAxis(n, c.axis(), what, "CUMSUM", c.exclusive(), c.reverse());
             default -> throw new CompileException("Vulkan: no kernel for " + what + " (it should have been refused)");
@@ -408,28 +411,32 @@ final class VulkanLowering {
         return out;
     }
 
-    private void conv(Node n, Op.Conv c, String what) {
+    private void conv(Node n, List<Integer> strides, List<Integer> pads, List<Integer> dilations, int groups,
+                      boolean transposed, String what) {
         Shape x = n.inputs().get(0).shape();
         Shape w = n.inputs().get(1).shape();
         Shape o = n.shape();
-        int sr = c.strides().size();
+        int sr = strides.size();
         int[] ints = new int[24];
         ints[0] = (int) o.elementCount();
         ints[1] = x.dim(0);
         ints[2] = x.dim(1);
         ints[3] = o.dim(1);
-        ints[4] = c.groups();
+        ints[4] = groups;
         ints[5] = n.inputs().size() == 3 ? 1 : 0;
         System.arraycopy(spatial3(x), 0, ints, 6, 3);
         System.arraycopy(spatial3(o), 0, ints, 9, 3);
         System.arraycopy(spatial3(w), 0, ints, 12, 3);
-        System.arraycopy(padded3(c.strides(), 0, sr, 1), 0, ints, 15, 3);
-        System.arraycopy(padded3(c.pads(), 0, sr, 0), 0, ints, 18, 3);
-        System.arraycopy(padded3(c.dilations(), 0, sr, 1), 0, ints, 21, 3);
+        System.arraycopy(padded3(strides, 0, sr, 1), 0, ints, 15, 3);
+        System.arraycopy(padded3(pads, 0, sr, 0), 0, ints, 18, 3);
+        System.arraycopy(padded3(dilations, 0, sr, 1), 0, ints, 21, 3);
         Map<String, String> m = new HashMap<>();
         ShaderTypes.define(m, "A", x.dtype());
         ShaderTypes.define(m, "OUT", o.dtype());
         m.put("ACC", accumulator(x.dtype()));
+        if (transposed) {
+            m.put("TRANSPOSED", "1");
+        }
         List<Loc> reads = new ArrayList<>();
         long[] ptrs = new long[4];
         ptrs[0] = loc.apply(n.output()).address();
@@ -466,6 +473,59 @@ final class VulkanLowering {
         Loc src = loc.apply(n.inputs().get(0));
         add("pool", m, what, new long[] {loc.apply(n.output()).address(), src.address()}, ints, o.elementCount(),
                 List.of(src), n.output());
+    }
+
+    // ---------------------------------------------------------------- top-k
+
+    private void topK(Node n, Op.TopK t, String what) {
+        Shape in = n.inputs().get(0).shape();
+        int len = in.dim(t.axis());
+        int inner = (int) in.elementCount(t.axis() + 1, in.rank());
+        long lines = in.elementCount(0, t.axis()) * inner;
+        if (t.k() == 0 || lines == 0) {
+            return;
+        }
+        Map<String, String> m = new HashMap<>();
+        ShaderTypes.define(m, "A", in.dtype());
+        if (t.largest()) {
+            m.put("LARGEST", "1");
+        }
+        Loc src = loc.apply(n.inputs().get(0));
+        Loc values = loc.apply(n.outputs().get(0));
+        Loc indices = loc.apply(n.outputs().get(1));
+        int[] g = Dispatch.groups(lines, LOCAL);
+        out.add(new Dispatch(pipelines.get("topk", m, what), what,
+                new long[] {values.address(), indices.address(), src.address()},
+                new int[] {(int) lines, len, inner, t.k()}, g[0], g[1], 1, List.of(src), List.of(values, indices)));
+    }
+
+    // ---------------------------------------------------------------- scatter-add
+
+    private void scatterAdd(Node n, Op.ScatterAdd sa, String what) {
+        Shape data = n.inputs().get(0).shape();
+        Shape idx = n.inputs().get(1).shape();
+        int[] ints = new int[19];
+        ints[0] = (int) data.elementCount();
+        ints[1] = data.rank();
+        ints[2] = sa.axis();
+        for (int d = 0; d < data.rank(); d++) {
+            ints[3 + d] = data.dim(d);
+            ints[11 + d] = idx.dim(d);
+        }
+        Map<String, String> m = new HashMap<>();
+        ShaderTypes.define(m, "A", data.dtype());
+        ShaderTypes.define(m, "OUT", data.dtype());
+        ShaderTypes.define(m, "I", idx.dtype());
+        m.put("ACC", accumulator(data.dtype()));
+        List<Loc> reads = new ArrayList<>();
+        long[] ptrs = new long[4];
+        ptrs[0] = loc.apply(n.output()).address();
+        for (int i = 0; i < 3; i++) {
+            Loc l = loc.apply(n.inputs().get(i));
+            reads.add(l);
+            ptrs[1 + i] = l.address();
+        }
+        add("scatter", m, what, ptrs, ints, data.elementCount(), reads, n.output());
     }
 
     // ---------------------------------------------------------------- gather

@@ -33,8 +33,8 @@ void main() {
     }
     BUF(int64_t, 0).v[line] = int64_t(at);
 #else
-    ACC acc = ACC(0);
-    ACC lost = ACC(0); // Kahan's compensation (COMPENSATED floats): each prefix is close to the exact sum
+    precise ACC acc = ACC(0);
+    precise ACC lost = ACC(0); // Kahan's compensation (COMPENSATED floats): each prefix is close to the exact sum
     for (int j = 0; j < len; j++) {
         int i = REVERSE_INDEX(j, len);
         ACC x = ACC(A_LOAD(BUF(A_S, 1).v[base + i * inner]));
@@ -42,8 +42,9 @@ void main() {
         BUF(OUT_S, 0).v[base + i * inner] = OUT_STORE(OUT_C(acc));
 #endif
 #ifdef COMPENSATED
-        ACC y = x - lost;
-        ACC t = acc + y;
+        // precise: the compiler must not simplify (t - acc) - y to 0 (NIR does, for values not marked exact)
+        precise ACC y = x - lost;
+        precise ACC t = acc + y;
         lost = (t - acc) - y;
         acc = t;
 #else

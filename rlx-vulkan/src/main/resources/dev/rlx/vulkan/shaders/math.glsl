@@ -50,10 +50,76 @@ float rlxPow(float x, float y) {
     if (x == 0.0) return y > 0.0 ? 0.0 : 1.0 / 0.0;
     return pow(x, y);
 }
-double rlxPow(double x, double y) { return double(rlxPow(float(x), float(y))); }
+// Double-precision exp and log (GLSL has them in single precision only): range reduction to |r| <= ln2 / 2 and a
+// Taylor series for exp; frexp and the atanh series of log((1 + s) / (1 - s)) for log. Both within a few ulp.
+double rlxExpD(double x) {
+    if (isnan(x)) return x;
+    if (x > 709.782712893384) return double(uintBitsToFloat(0x7f800000u));
+    if (x < -745.1332191019411) return 0.0;
+    const double LN2 = 0.6931471805599453094;
+    int k = int(floor(x / LN2 + 0.5));
+    double r = x - double(k) * 0.693147180369123816490 - double(k) * 1.90821492927058770002e-10;
+    double term = 1.0;
+    double sum = 1.0;
+    for (int i = 1; i <= 17; i++) {
+        term *= r / double(i);
+        sum += term;
+    }
+    return ldexp(sum, k);
+}
+
+double rlxLogD(double x) {
+    if (isnan(x) || x < 0.0) return x < 0.0 ? double(uintBitsToFloat(0x7fc00000u)) : x;
+    if (x == 0.0) return double(uintBitsToFloat(0xff800000u));
+    if (isinf(x)) return x;
+    int e;
+    double m = frexp(x, e);
+    if (m < 0.70710678118654752440) {
+        m *= 2.0;
+        e -= 1;
+    }
+    double s = (m - 1.0) / (m + 1.0);
+    double s2 = s * s;
+    double term = s;
+    double sum = 0.0;
+    for (int i = 1; i <= 41; i += 2) {
+        sum += term / double(i);
+        term *= s2;
+    }
+    return double(e) * 0.6931471805599453094 + 2.0 * sum;
+}
+
+// pow as Math.pow: integral exponents up to 2^20 by squaring, the rest through exp(y log |x|).
+double rlxPow(double x, double y) {
+    if (y == 0.0) return 1.0;
+    if (isnan(x) || isnan(y)) return x + y;
+    bool integral = y == trunc(y);
+    if (integral && abs(y) <= 1048576.0) {
+        double base = y < 0.0 ? 1.0 / x : x;
+        int n = int(abs(y));
+        double r = 1.0;
+        while (n > 0) {
+            if ((n & 1) != 0) r *= base;
+            base *= base;
+            n >>= 1;
+        }
+        return r;
+    }
+    if (x < 0.0) {
+        if (!integral) return double(uintBitsToFloat(0x7fc00000u));
+        double m = rlxExpD(y * rlxLogD(-x));
+        return mod(abs(y), 2.0) == 1.0 ? -m : m;
+    }
+    if (x == 0.0) return y > 0.0 ? 0.0 : double(uintBitsToFloat(0x7f800000u));
+    return rlxExpD(y * rlxLogD(x));
+}
 
 float rlxTanh(float x) { return abs(x) > 15.0 ? sign(x) : tanh(x); }
-double rlxTanh(double x) { return double(rlxTanh(float(x))); }
+double rlxTanh(double x) {
+    if (abs(x) > 20.0) return sign(x);
+    double e = rlxExpD(2.0 * x);
+    return (e - 1.0) / (e + 1.0);
+}
 
 // erf: Abramowitz and Stegun 7.1.26 refined by one Newton step on erf' (|error| < 2e-7).
 float rlxErf(float x) {

@@ -24,15 +24,16 @@ int inputOffset(int base, int j, int rr) {
 }
 
 ACC fold(int base, int first, int step, int count, int rr) {
-    ACC acc = INIT;
+    precise ACC acc = INIT;
 #ifdef COMPENSATED
-    ACC lost = ACC(0);
+    precise ACC lost = ACC(0);
 #endif
     for (int j = first; j < count; j += step) {
         ACC x = ACC(A_LOAD(BUF(A_S, 1).v[rr == 1 ? base + j * ARG(27) : inputOffset(base, j, rr)]));
 #ifdef COMPENSATED
-        ACC y = x - lost;
-        ACC t = acc + y;
+        // precise: the compiler must not simplify (t - acc) - y to 0 (NIR does, for values not marked exact)
+        precise ACC y = x - lost;
+        precise ACC t = acc + y;
         lost = (t - acc) - y;
         acc = t;
 #else
