@@ -81,6 +81,20 @@ class VulkanRunTest {
         }
     }
 
+    /** submit() returns before the device finishes; await() then gives the same result as run(). */
+    @Test
+    void submitThenAwait_givesTheResultOfRun() {
+        try (Session s = new Session(Device.VULKAN); CompiledGraph c = s.compile(quickstart())) {
+            c.setParam("w", new float[] {1, 0, 0, 1, 1, 0, 0, 1});
+            c.setInput("x", new float[] {1, 2, 3, 4});
+            c.submit();
+            c.await();
+            float[] out = new float[2];
+            c.output(0).copyTo(out);
+            assertArrayEquals(new float[] {4, 6}, out);
+        }
+    }
+
     @Test
     void steadyRun_allocatesNothingOnTheHeap() {
         try (Session s = new Session(Device.VULKAN); CompiledGraph c = s.compile(quickstart())) {
