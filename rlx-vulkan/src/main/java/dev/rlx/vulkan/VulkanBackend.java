@@ -87,6 +87,22 @@ public final class VulkanBackend implements Backend {
             DType to = ((Op.Cast) op).to();
             return dtypes.contains(to) ? null : "no " + to.label() + " buffers on this device";
         });
+        b.claim(OpKind.FUSED, DType.F32, dtypes.stream().filter(t -> t.isFloat() && t != DType.F32)
+                .toArray(DType[]::new));
+        b.refuse(OpKind.FUSED, "fused-operands", (op, in) -> {
+            if (in.size() > VulkanLowering.MAX_FUSED_INPUTS) {
+                return "more than " + VulkanLowering.MAX_FUSED_INPUTS + " operands";
+            }
+            if (in.get(0).dtype() == DType.F64) {
+                for (dev.rlx.ir.ElementwiseProgram.Step s : ((Op.Fused) op).program().steps()) {
+                    if (s.isUnary() && ElementwiseExpressions.SINGLE_PRECISION_ONLY.contains(s.unary())) {
+                        return "no f64 " + s.unary().label() + " (GLSL has it in single precision)";
+                    }
+                }
+            }
+            return null;
+        });
+        b.refuse(OpKind.FUSED, "rank<=8", VulkanBackend::rankRule);
         b.refuse(OpKind.TOP_K, "selection<=60000", (op, in) -> {
             Op.TopK t = (Op.TopK) op;
             long work = (long) t.k() * in.get(0).dim(t.axis());

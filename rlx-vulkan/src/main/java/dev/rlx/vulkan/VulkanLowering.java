@@ -49,6 +49,7 @@ final class VulkanLowering {
             case Op.Compare c -> elementwise(n, what, ElementwiseExpressions.compare(c.op()));
             case Op.Where w -> elementwise(n, what, ElementwiseExpressions.where());
             case Op.Cast c -> elementwise(n, what, ElementwiseExpressions.cast(n.inputs().get(0).dtype(), c.to()));
+            case Op.Fused f -> fused(n, f, what);
             case Op.Reshape r -> copy(what, n.inputs().get(0), n.output(), new int[] {(int) n.shape().elementCount()},
                     new int[] {1}, new int[] {1}, 0, 0);
             case Op.Transpose t -> transpose(n, t, what);
@@ -102,6 +103,55 @@ final class VulkanLowering {
             ShaderTypes.define(m, names[k], o.dtype());
         }
         add("elementwise", m, what, ptrs, ints, o.elementCount(), reads, n.output());
+    }
+
+    /** Operands a Fused program may have: ptr[0] is the result, ptr[1..7] the operands. */
+    static final int MAX_FUSED_INPUTS = 7;
+
+    /** A Fused program as one generated shader: each step's expression in a scope where a and b are its operands. */
+    private void fused(Node n, Op.Fused f, String what) {
+        Shape o = n.shape();
+        int rank = o.rank();
+        int inputs = n.inputs().size();
+        DType t = o.dtype();
+        StringBuilder body = new StringBuilder();
+        for (int k = 0; k < inputs; k++) {
+            body.append("A_C v").append(k).append(" = A_LOAD(BUF(A_S, ").append(1 + k).append(").v[off[").append(k)
+                    .append("]]); ");
+        }
+        int v = inputs;
+        for (dev.rlx.ir.ElementwiseProgram.Step step : f.program().steps()) {
+            String expr = step.isUnary() ? ElementwiseExpressions.unary(step.unary(), t)
+                    : ElementwiseExpressions.binary(step.binary());
+            body.append("A_C v").append(v).append("; { A_C a = v").append(step.a()).append("; ");
+            if (!step.isUnary()) {
+                body.append("A_C b = v").append(step.b()).append("; ");
+            }
+            body.append("v").append(v).append(" = A_C(").append(expr).append("); } ");
+            v++;
+        }
+        Map<String, String> m = new HashMap<>();
+        ShaderTypes.define(m, "A", t);
+        m.put("INPUTS", Integer.toString(inputs));
+        m.put("FUSED_BODY", body.toString());
+        m.put("FUSED_RESULT", "v" + (v - 1));
+        int[] ints = new int[10 + 8 * inputs];
+        ints[0] = (int) o.elementCount();
+        ints[1] = rank;
+        for (int d = 0; d < rank; d++) {
+            ints[2 + d] = o.dim(d);
+        }
+        long[] ptrs = new long[1 + inputs];
+        ptrs[0] = loc.apply(n.output()).address();
+        List<Loc> reads = new ArrayList<>();
+        for (int k = 0; k < inputs; k++) {
+            Value in = n.inputs().get(k);
+            System.arraycopy(broadcastStrides(in.shape(), o), 0, ints, 10 + 8 * k, rank);
+            Loc l = loc.apply(in);
+            ptrs[1 + k] = l.address();
+            reads.add(l);
+        }
+        add("fused", m, what, ptrs, ints, o.elementCount(), reads, n.output());
     }
 
     /** Element strides of {@code in} per dim of {@code out} under NumPy broadcasting (0 where it repeats). */

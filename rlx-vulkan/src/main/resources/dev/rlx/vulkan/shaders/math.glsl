@@ -34,7 +34,14 @@ int64_t rlxMod(int64_t a, int64_t b) {
 }
 
 // Division; integers truncate toward zero and b == 0 gives 0.
-float rlxDiv(float a, float b) { return a / b; }
+// GLSL allows 2.5 ulp for a / b (drivers multiply by a reciprocal): one residual step corrects the quotient to
+// the IEEE result, so quantisation that rounds x / scale agrees with the CPU.
+float rlxDiv(float a, float b) {
+    float q = a / b;
+    if (isinf(q) || isnan(q) || isinf(b) || q == 0.0) return q;
+    precise float r = fma(-q, b, a);
+    return q + r / b;
+}
 double rlxDiv(double a, double b) { return a / b; }
 int rlxDiv(int a, int b) { return b == 0 ? 0 : (b == -1 ? -a : a / b); }
 uint rlxDiv(uint a, uint b) { return b == 0u ? 0u : a / b; }

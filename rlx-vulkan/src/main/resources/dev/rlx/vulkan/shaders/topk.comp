@@ -1,18 +1,14 @@
 // Top-k along an axis by repeated selection: one invocation per line (outer o, inner n) finds the k elements
 // in order, each the first in sort order after the previous one (LARGEST: descending; else ascending; ties to
-// the smaller index; NaN sorts as the largest value). Macros: A_* type, LARGEST.
+// the smaller index; NaN sorts first either way). Macros: A_* type, LARGEST.
 // Arguments: i[0] lines, i[1] axis length, i[2] inner, i[3] k. ptr[0] values, ptr[1] indices (i64), ptr[2] in.
 layout(local_size_x = LOCAL) in;
 
 // Whether (a, ia) sorts before (b, ib).
 bool before(A_C a, int ia, A_C b, int ib) {
     bool an = isNan(a), bn = isNan(b);
-    if (an || bn) {
-#ifdef LARGEST
+    if (an || bn) { // NaN is the extreme either way: first for largest and for smallest
         return an && (!bn || ia < ib);
-#else
-        return bn && (!an || ia < ib);
-#endif
     }
 #ifdef LARGEST
     return a > b || (a == b && ia < ib);
