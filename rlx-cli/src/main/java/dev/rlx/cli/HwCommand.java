@@ -28,13 +28,20 @@ final class HwCommand implements Callable<Integer> {
     CommandSpec spec;
 
     private final Supplier<HwSnapshot> snapshot;
+    /** The Vulkan devices to list, or null to list none (tests of the host fields). */
+    private final Supplier<List<dev.rlx.vulkan.VulkanDeviceInfo>> vulkan;
 
     HwCommand() {
-        this(HwSnapshot::capture);
+        this(HwSnapshot::capture, dev.rlx.vulkan.VulkanBackend::devices);
     }
 
     HwCommand(Supplier<HwSnapshot> snapshot) {
+        this(snapshot, () -> null);
+    }
+
+    HwCommand(Supplier<HwSnapshot> snapshot, Supplier<List<dev.rlx.vulkan.VulkanDeviceInfo>> vulkan) {
         this.snapshot = snapshot;
+        this.vulkan = vulkan;
     }
 
     @Override
@@ -44,13 +51,13 @@ final class HwCommand implements Callable<Integer> {
         if (json) {
             JsonOut.write(out, true, g -> writeJson(g, s));
         } else {
-            printText(out, s);
+            printText(out, s, vulkan.get());
         }
         out.flush();
         return 0;
     }
 
-    static void printText(PrintWriter out, HwSnapshot s) {
+    static void printText(PrintWriter out, HwSnapshot s, List<dev.rlx.vulkan.VulkanDeviceInfo> vulkanDevices) {
         line(out, "host", s.os() + " " + s.arch());
         line(out, "cpu", s.cpuModel());
         String topo = count(s.sockets(), "socket") + ", " + count(s.physicalCores(), "core") + ", "
@@ -76,6 +83,9 @@ final class HwCommand implements Callable<Integer> {
         }
         lines(out, "numa", numa.isEmpty() ? List.of("not reported") : numa);
         line(out, "thermal", thermal(s.thermal()));
+        if (vulkanDevices != null) {
+            printVulkan(out, vulkanDevices);
+        }
         line(out, "fingerprint", s.fingerprint());
     }
 
@@ -139,6 +149,12 @@ final class HwCommand implements Callable<Integer> {
         g.writeEndObject();
         g.writeStringField("fingerprint", s.fingerprint());
         g.writeEndObject();
+    }
+
+    /** The Vulkan devices the loader sees (name, type, driver, heaps, subgroup size, shared memory, limits). */
+    static void printVulkan(PrintWriter out, List<dev.rlx.vulkan.VulkanDeviceInfo> devices) {
+        lines(out, "vulkan", devices.isEmpty() ? List.of("no devices (no loader or driver)")
+                : devices.stream().map(dev.rlx.vulkan.VulkanDeviceInfo::describe).toList());
     }
 
     private static void line(PrintWriter out, String label, String value) {

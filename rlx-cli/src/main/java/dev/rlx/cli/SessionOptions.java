@@ -17,7 +17,7 @@ final class SessionOptions {
     /** More worker threads than this is a typo, not a machine. */
     static final int MAX_THREADS = 4096;
     /** The devices whose backend RLX publishes as an artifact; any other device has nothing to install yet. */
-    private static final Set<Device> PUBLISHED_BACKENDS = EnumSet.of(Device.CPU);
+    private static final Set<Device> PUBLISHED_BACKENDS = EnumSet.of(Device.CPU, Device.VULKAN);
 
     @Option(names = "--device", defaultValue = "cpu", paramLabel = "DEVICE",
             description = "Device to run on (default: ${DEFAULT-VALUE}).")

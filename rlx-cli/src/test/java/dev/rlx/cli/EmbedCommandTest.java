@@ -118,10 +118,10 @@ class EmbedCommandTest {
     void devicesAndThreads_outOfRangeOrUnknown_areUsageErrorsNamingTheChoices() {
         Cli bogus = Cli.run(new EmbedCommand(), "--device", "bogus", "x");
         assertEquals(2, bogus.exit());
-        assertEquals("rlx embed: --device bogus: unknown device; this build runs on cpu; see 'rlx embed --help'\n", bogus.err());
+        assertEquals("rlx embed: --device bogus: unknown device; this build runs on cpu, vulkan; see 'rlx embed --help'\n", bogus.err());
         Cli cuda = Cli.run(new EmbedCommand(), "--device", "nvidia", "x");
         assertEquals(2, cuda.exit());
-        assertEquals("rlx embed: --device nvidia: RLX has no CUDA backend yet; this build runs on cpu; see 'rlx embed --help'\n",
+        assertEquals("rlx embed: --device nvidia: RLX has no CUDA backend yet; this build runs on cpu, vulkan; see 'rlx embed --help'\n",
                 cuda.err());
         Cli threads = Cli.run(new EmbedCommand(), "--threads", "-1", "x");
         assertEquals(2, threads.exit());

@@ -43,6 +43,22 @@ class HwCommandTest {
                 """.formatted(SERVER.fingerprint()), r.out());
     }
 
+    /** The Vulkan devices the loader lists come before the fingerprint, one line each; none is said so. */
+    @Test
+    void text_listsTheVulkanDevices() {
+        dev.rlx.vulkan.VulkanDeviceInfo gpu = new dev.rlx.vulkan.VulkanDeviceInfo(0, "NVIDIA H200", "discrete",
+                "NVIDIA 580.1", "1.4.312", List.of(new dev.rlx.vulkan.VulkanDeviceInfo.Heap(150L << 30, true)), 32,
+                49152, 1024, true, null);
+        String listed = Cli.run(new HwCommand(() -> SERVER, () -> List.of(gpu))).out();
+        assertTrue(listed.endsWith("""
+                vulkan       [0] NVIDIA H200 (discrete, NVIDIA 580.1, Vulkan 1.4.312): heaps 150.0 GiB local; \
+                subgroup 32, shared 48 KiB, workgroup 1024
+                fingerprint  %s
+                """.formatted(SERVER.fingerprint())), listed);
+        String none = Cli.run(new HwCommand(() -> SERVER, List::of)).out();
+        assertTrue(none.contains("vulkan       no devices (no loader or driver)\nfingerprint"), none);
+    }
+
     @Test
     void text_saysUnknownRatherThanZero() {
         Cli r = Cli.run(new HwCommand(() -> UNKNOWNS));

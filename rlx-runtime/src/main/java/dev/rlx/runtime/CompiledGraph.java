@@ -234,6 +234,29 @@ public final class CompiledGraph implements AutoCloseable {
         stream.submitAndAwait();
     }
 
+    /**
+     * Starts a run on the current inputs and params without waiting: a device backend computes while the caller
+     * goes on; {@link #await()} waits for it. Read outputs or change inputs only after {@code await}. Allocation-free.
+     *
+     * @throws BindingException if an input or param was never set
+     */
+    public void submit() {
+        open();
+        for (Binding b : all) {
+            if (!b.isSet) {
+                throw unset(b);
+            }
+        }
+        exe.run(stream);
+        stream.submit();
+    }
+
+    /** Waits for the run {@link #submit()} started (returns at once when none is in flight). */
+    public void await() {
+        open();
+        stream.await();
+    }
+
     private BindingException unset(Binding b) {
         return new BindingException(graphName() + ": " + b.kind + " '" + b.name + "' " + b.shape
                 + " has not been set (call set" + (b.kind.equals("input") ? "Input" : "Param") + ")");

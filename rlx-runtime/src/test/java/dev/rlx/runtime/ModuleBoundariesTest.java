@@ -34,7 +34,8 @@ class ModuleBoundariesTest {
             "rlx-cpu", Set.of("rlx-runtime"),
             "rlx-llm", Set.of("rlx-runtime"),
             "rlx-onnx", Set.of("rlx-runtime"),
-            "rlx-testkit", Set.of("rlx-runtime"));
+            "rlx-testkit", Set.of("rlx-runtime"),
+            "rlx-vulkan", Set.of("rlx-runtime"));
 
     private static final Pattern DEPENDENCY = Pattern.compile("<dependency>(.*?)</dependency>", Pattern.DOTALL);
     private static final Pattern ARTIFACT = Pattern.compile("<artifactId>(rlx-[a-z]+)</artifactId>");

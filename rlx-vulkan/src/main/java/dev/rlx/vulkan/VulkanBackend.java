@@ -1,0 +1,164 @@
+package dev.rlx.vulkan;
+
+import dev.rlx.ir.DType;
+import dev.rlx.ir.Op;
+import dev.rlx.ir.OpKind;
+import dev.rlx.ir.Shape;
+import dev.rlx.opt.Capabilities;
+import dev.rlx.runtime.Device;
+import dev.rlx.runtime.spi.Backend;
+import dev.rlx.runtime.spi.CompileRequest;
+import dev.rlx.runtime.spi.DeviceRuntime;
+import dev.rlx.runtime.spi.Executable;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The Vulkan compute backend: graphs run as GLSL compute shaders on the device {@link VulkanContext#choose}
+ * picks. It claims the primitive ops it has shaders for, in the dtypes the device's shaders can hold; the
+ * pipeline decomposes composites into them.
+ */
+public final class VulkanBackend implements Backend {
+    private final VulkanContext ctx;
+    private final VulkanMemory memory;
+    private final Pipelines pipelines;
+    private final Capabilities capabilities;
+
+    VulkanBackend(VulkanContext ctx) {
+        this.ctx = ctx;
+        this.memory = new VulkanMemory(ctx);
+        this.pipelines = new Pipelines(ctx, ShaderCompiler.atDefaultDirectory());
+        this.capabilities = capabilities(dtypes(ctx));
+    }
+
+    /** Opens the device chosen by {@code RLX_VULKAN_DEVICE} or by type. */
+    public static VulkanBackend open() {
+        return new VulkanBackend(VulkanContext.open());
+    }
+
+    /** Every Vulkan device the loader sees (for {@code rlx hw}); empty when there is no loader. */
+    public static List<VulkanDeviceInfo> devices() {
+        try {
+            return VulkanContext.listDevices();
+        } catch (RuntimeException e) {
+            return List.of();
+        }
+    }
+
+    private static Set<DType> dtypes(VulkanContext ctx) {
+        Set<DType> s = EnumSet.of(DType.F32, DType.I8, DType.I32, DType.I64, DType.U8, DType.U32, DType.BOOL);
+        if (ctx.float64) {
+            s.add(DType.F64);
+        }
+        if (ctx.int16) {
+            s.add(DType.I16);
+            s.add(DType.BF16);
+        }
+        if (ctx.float16) {
+            s.add(DType.F16);
+        }
+        return s;
+    }
+
+    /** What the shaders run on a device whose buffers hold {@code dtypes}. */
+    static Capabilities capabilities(Set<DType> dtypes) {
+        DType[] ts = dtypes.toArray(DType[]::new);
+        DType first = ts[0];
+        DType[] rest = java.util.Arrays.copyOfRange(ts, 1, ts.length);
+        Capabilities.Builder b = Capabilities.builder().claimCompositeUnary();
+        for (OpKind k : List.of(OpKind.INPUT, OpKind.PARAM, OpKind.CONSTANT, OpKind.UNARY, OpKind.BINARY,
+                OpKind.COMPARE, OpKind.WHERE, OpKind.CAST, OpKind.MATMUL, OpKind.REDUCE, OpKind.RESHAPE,
+                OpKind.TRANSPOSE, OpKind.SLICE, OpKind.CONCAT, OpKind.EXPAND, OpKind.GATHER, OpKind.ARG_REDUCE,
+                OpKind.CUMSUM, OpKind.CONV, OpKind.CONV_TRANSPOSE, OpKind.POOL,
+                OpKind.SCATTER_ADD, OpKind.TOP_K)) {
+            b.claim(k, first, rest);
+        }
+        for (OpKind k : List.of(OpKind.UNARY, OpKind.BINARY, OpKind.COMPARE, OpKind.WHERE, OpKind.CAST,
+                OpKind.TRANSPOSE, OpKind.SLICE, OpKind.EXPAND, OpKind.CONCAT, OpKind.REDUCE, OpKind.GATHER,
+                OpKind.SCATTER_ADD)) {
+            b.refuse(k, "rank<=8", VulkanBackend::rankRule);
+        }
+        b.refuse(OpKind.UNARY, "f64-transcendentals", (op, in) ->
+                in.get(0).dtype() == DType.F64 && ElementwiseExpressions.SINGLE_PRECISION_ONLY.contains(
+                        ((Op.Unary) op).op()) ? "no f64 " + op.label() + " (GLSL has it in single precision)" : null);
+        b.refuse(OpKind.CAST, "cast-types", (op, in) -> {
+            DType to = ((Op.Cast) op).to();
+            return dtypes.contains(to) ? null : "no " + to.label() + " buffers on this device";
+        });
+        b.claim(OpKind.FUSED, DType.F32, dtypes.stream().filter(t -> t.isFloat() && t != DType.F32)
+                .toArray(DType[]::new));
+        b.refuse(OpKind.FUSED, "fused-operands", (op, in) -> {
+            if (in.size() > VulkanLowering.MAX_FUSED_INPUTS) {
+                return "more than " + VulkanLowering.MAX_FUSED_INPUTS + " operands";
+            }
+            if (in.get(0).dtype() == DType.F64) {
+                for (dev.rlx.ir.ElementwiseProgram.Step s : ((Op.Fused) op).program().steps()) {
+                    if (s.isUnary() && ElementwiseExpressions.SINGLE_PRECISION_ONLY.contains(s.unary())) {
+                        return "no f64 " + s.unary().label() + " (GLSL has it in single precision)";
+                    }
+                }
+            }
+            return null;
+        });
+        b.refuse(OpKind.FUSED, "rank<=8", VulkanBackend::rankRule);
+        b.refuse(OpKind.TOP_K, "selection<=60000", (op, in) -> {
+            Op.TopK t = (Op.TopK) op;
+            long work = (long) t.k() * in.get(0).dim(t.axis());
+            return work > 60_000 ? "k x axis length " + work + " is over 60,000 (top-k selects per line)" : null;
+        });
+        b.refuse(OpKind.MATMUL, "batch<=6", (op, in) ->
+                Math.max(in.get(0).rank(), in.get(1).rank()) > 8 ? "more than 6 batch dims" : null);
+        b.refuse(OpKind.MATMUL, "no-bool", (op, in) ->
+                in.get(0).dtype() == DType.BOOL ? "no bool matmul" : null);
+        return b.build();
+    }
+
+    private static String rankRule(Op op, List<Shape> in) {
+        List<Shape> all = new ArrayList<>(in);
+        all.addAll(op.outputShapes(in));
+        for (Shape s : all) {
+            if (s.rank() > VulkanLowering.MAX_RANK) {
+                return "rank " + s.rank() + " (the shaders index up to rank " + VulkanLowering.MAX_RANK + ")";
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public Device device() {
+        return Device.VULKAN;
+    }
+
+    @Override
+    public String name() {
+        return "vulkan (" + ctx.info.name() + ", " + ctx.info.driver() + ")";
+    }
+
+    /** The device this backend runs on. */
+    public VulkanDeviceInfo deviceInfo() {
+        return ctx.info;
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public DeviceRuntime runtime() {
+        return memory;
+    }
+
+    @Override
+    public Executable compile(CompileRequest request) {
+        return new VulkanExecutable(ctx, memory, pipelines, request.graph(), request.plan(), request.params());
+    }
+
+    @Override
+    public void close() {
+        ctx.waitIdle();
+        pipelines.close();
+    }
+}
