@@ -1,5 +1,7 @@
 package dev.rlx.bench;
 
+import dev.rlx.cpu.blas.OpenBlas;
+import dev.rlx.cpu.kernels.VectorMath;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -39,6 +41,8 @@ final class CpuSuitePaired {
         if (ops.isEmpty()) { // the JMH suite's cases
             ops.addAll(List.of(CpuSuiteBenchmark.class.getDeclaredField("op").getAnnotation(Param.class).value()));
         }
+        OpenBlas.load().ifPresent(b -> System.out.println("OpenBLAS peer: " + b.source() + ", core "
+                + b.coreName() + "; RLX vectors " + VectorMath.F.vectorBitSize() + " bits"));
         System.out.printf(Locale.ROOT, "%-12s %-22s %7s %12s %12s %7s %13s%n", "operation", "shape", "threads", "RLX",
                 "peer", "ratio", "(q1 - q3)");
         for (String op : ops) {
