@@ -49,6 +49,11 @@ final class ConvCases {
         // input rows as long as output rows: runs of consecutive rows copy at once, never across a depth plane
         c.add(conv("gemm3dSamePadding", Op.Conv.of(3).withPads(1, 1, 1, 1, 1, 1), DType.F32, true, dims(2, 4, 5, 6, 9),
                 dims(16, 4, 3, 3, 3), gemm(108)));
+        // fewer output positions than a micro-tile is wide, more channels: y^T = col^T . W^T (an STFT as a conv)
+        c.add(conv("gemmFewPositions1dStride", Op.Conv.of(1).withStrides(4), DType.F32, true, dims(2, 3, 40),
+                dims(37, 3, 16), gemm(48)));
+        c.add(conv("gemmFewPositions2dGroupsNoBias", Op.Conv.of(2).withGroups(2), DType.F32, false, dims(1, 4, 5, 6),
+                dims(40, 2, 3, 3), gemm(18)));
         c.add(conv("1dStrideAsymmetricPadsBias", Op.Conv.of(1).withStrides(2).withPads(1, 2), DType.F32, true,
                 dims(2, 3, 11), dims(4, 3, 3), F32));
         c.add(conv("1dDilationNoBias", Op.Conv.of(1).withDilations(2).withPads(2), DType.F32, false, dims(2, 3, 13),
