@@ -28,8 +28,11 @@ final class ModelsBench {
     private ModelsBench() {}
 
     private static final String MARK = "FIRSTRUN ";
-    /** Tolerance of the F16 and AMP policies: max |policy - f32| over max |f32|, per output. */
-    static final double HALF_TOLERANCE = 2e-2;
+    /**
+     * Tolerance of the F16 and AMP policies: max |policy - f32| over max |f32|, per output. Looser than the 2e-2 of
+     * the generated models' test (HalfPrecisionModelsTest): the detector's output is over a hundred half roundings deep.
+     */
+    static final double HALF_TOLERANCE = 3e-2;
 
     record Parity(double maxAbs, double maxRel, boolean pass) {}
 
