@@ -20,7 +20,8 @@ import org.openjdk.jmh.runner.options.CommandLineOptionException;
  * CPU suite's cases with RLX and the peer alternated in one process instead ({@link CpuSuitePaired}); {@code
  * ./rlx-bench/run minilm-memory} prints what MiniLM at three sequence lengths keeps resident
  * ({@link MiniLmMemoryReport}); {@code ./rlx-bench/run stability CASE} times RLX alone in several fresh JVMs
- * ({@link Stability}).
+ * ({@link Stability}); {@code ./rlx-bench/run Models} runs the ONNX model corpus against ONNX Runtime
+ * ({@link ModelsBench}).
  */
 public final class BenchMain {
     private BenchMain() {}
@@ -36,6 +37,14 @@ public final class BenchMain {
         }
         if (args.length > 0 && args[0].equals("stability-child")) {
             Stability.childMain(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("Models")) {
+            ModelsBench.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("models-first")) {
+            ModelsBench.childMain(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("minilm-memory")) {

@@ -55,26 +55,38 @@ final class CpuSuitePaired {
     }
 
     private static String row(CpuSuiteCase c, int threads) {
-        warm(c.rlx);
-        warm(c.peer);
-        double[] rlx = new double[ROUNDS];
-        double[] peer = new double[ROUNDS];
-        double[] ratio = new double[ROUNDS];
-        for (int r = 0; r < ROUNDS; r++) {
-            rlx[r] = block(c.rlx);
-            peer[r] = block(c.peer);
+        Paired p = alternate(c.rlx, c.peer, ROUNDS);
+        CpuSuiteCase.Info info = c.info;
+        boolean ms = info.unit() == CpuSuiteCase.Unit.MS;
+        String unit = ms ? "ms  " : info.unit() == CpuSuiteCase.Unit.GFLOP ? "GF/s" : "GB/s";
+        double r = ms ? p.rlxSeconds() * 1e3 : info.work() / p.rlxSeconds();
+        double q = ms ? p.peerSeconds() * 1e3 : info.work() / p.peerSeconds();
+        return String.format(Locale.ROOT, "%-12s %-22s %7d %7.4g %s %7.4g %s %7.2f  (%.2f - %.2f)", info.op(),
+                info.shape(), threads, r, unit, q, unit, p.ratio(), p.q1(), p.q3());
+    }
+
+    /**
+     * RLX and the peer alternated: median seconds per call of each side over {@code rounds} blocks, and the median
+     * and quartiles of the per-round ratio peer / RLX (above 1, RLX is faster).
+     */
+    record Paired(double rlxSeconds, double peerSeconds, double ratio, double q1, double q3) {}
+
+    /** Both sides warmed up, then {@code rounds} rounds of one block each, as {@link #main} runs every case. */
+    static Paired alternate(Runnable rlxSide, Runnable peerSide, int rounds) {
+        warm(rlxSide);
+        warm(peerSide);
+        double[] rlx = new double[rounds];
+        double[] peer = new double[rounds];
+        double[] ratio = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+            rlx[r] = block(rlxSide);
+            peer[r] = block(peerSide);
             ratio[r] = peer[r] / rlx[r]; // seconds per call: above 1, RLX is faster
         }
         Arrays.sort(rlx);
         Arrays.sort(peer);
         Arrays.sort(ratio);
-        CpuSuiteCase.Info info = c.info;
-        boolean ms = info.unit() == CpuSuiteCase.Unit.MS;
-        String unit = ms ? "ms  " : info.unit() == CpuSuiteCase.Unit.GFLOP ? "GF/s" : "GB/s";
-        double r = ms ? median(rlx) * 1e3 : info.work() / median(rlx);
-        double q = ms ? median(peer) * 1e3 : info.work() / median(peer);
-        return String.format(Locale.ROOT, "%-12s %-22s %7d %7.4g %s %7.4g %s %7.2f  (%.2f - %.2f)", info.op(),
-                info.shape(), threads, r, unit, q, unit, median(ratio), ratio[ROUNDS / 4], ratio[ROUNDS - 1 - ROUNDS / 4]);
+        return new Paired(median(rlx), median(peer), median(ratio), ratio[rounds / 4], ratio[rounds - 1 - rounds / 4]);
     }
 
     private static void warm(Runnable side) {

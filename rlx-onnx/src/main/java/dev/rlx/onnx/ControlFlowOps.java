@@ -28,12 +28,21 @@ final class ControlFlowOps {
         t.put("Scan", ControlFlowOps::scan);
     }
 
+    /**
+     * Most elements of an input given at import that an If's condition may be folded from (a sample rate, a mode
+     * flag); such inputs become frozen. Larger inputs are data, and their If stays a run-time choice.
+     */
+    static final int MAX_IF_FOLD_ELEMENTS = 16;
+
     private static void ifElse(NodeCtx c) {
         Importer imp = c.importer();
         OnnxProto.Graph thenG = c.attrGraph("then_branch");
         OnnxProto.Graph elseG = c.attrGraph("else_branch");
         Value cond = c.in(0);
         Tensor known = imp.tryStatic(cond, false);
+        if (known == null) { // decided by small inputs given at import: fold like a shape input, the other branch unread
+            known = imp.tryStaticFrom(cond, MAX_IF_FOLD_ELEMENTS);
+        }
         if (known != null) { // a branch known at import time is inlined
             OnnxProto.Graph taken = known.getDouble(0) != 0 ? thenG : elseG;
             c.out(imp.lowerBody(taken, new Scope(c.scope, c.g()), List.of(), "branch", c).toArray(Value[]::new));

@@ -101,8 +101,12 @@ final class ElementwiseOps {
         t.put("LeakyRelu", c -> {
             Graph g = c.g();
             Value x = c.in(0);
-            Value alpha = Lower.scalar(g, x.dtype(), c.attrFloat("alpha", 0.01f));
-            c.out(g.where(g.lt(x, zero(g, x)), g.mul(x, alpha), x));
+            float a = c.attrFloat("alpha", 0.01f);
+            Value alpha = Lower.scalar(g, x.dtype(), a);
+            // with 0 <= alpha <= 1, alpha*x is below x exactly where x > 0: max(x, alpha*x) is the same values in
+            // two f32 ops that element-wise fusion joins with their neighbours (a compare and a where it does not)
+            c.out(a >= 0 && a <= 1 && x.dtype().isFloat() ? g.max(x, g.mul(x, alpha))
+                    : g.where(g.lt(x, zero(g, x)), g.mul(x, alpha), x));
         });
         t.put("PRelu", ElementwiseOps::prelu);
         t.put("ThresholdedRelu", c -> {

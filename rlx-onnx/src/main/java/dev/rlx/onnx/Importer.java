@@ -311,8 +311,39 @@ final class Importer {
      * inputs bound by value count as known (and become frozen if used).
      */
     Tensor tryStatic(Value v, boolean bindInputs) {
+        if (bindInputs) {
+            return tryStaticFrom(v, Integer.MAX_VALUE);
+        }
         try {
-            return evaluator.evaluate(v, bindInputs ? this::source : n -> n.op() instanceof Op.Param p ? weights.get(p.name()) : null);
+            return evaluator.evaluate(v, n -> n.op() instanceof Op.Param p ? weights.get(p.name()) : null);
+        } catch (StaticEvaluator.NotStatic e) {
+            return null;
+        }
+    }
+
+    /**
+     * The value of {@code v} if it can be computed at import time from weights, constants and top-level inputs
+     * bound by value with at most {@code maxElements} elements each, else null. The inputs it read become frozen
+     * only when it succeeds.
+     */
+    Tensor tryStaticFrom(Value v, int maxElements) {
+        Map<String, Tensor> used = new LinkedHashMap<>();
+        try {
+            Tensor t = evaluator.evaluate(v, n -> {
+                if (n.op() instanceof Op.Param p) {
+                    return weights.get(p.name());
+                }
+                if (n.op() instanceof Op.Input in && n.output().graph() == top) {
+                    Tensor b = binding.values().get(in.name());
+                    if (b != null && b.shape().elementCount() <= maxElements) {
+                        used.put(in.name(), b);
+                        return b;
+                    }
+                }
+                return null;
+            });
+            frozen.putAll(used);
+            return t;
         } catch (StaticEvaluator.NotStatic e) {
             return null;
         }

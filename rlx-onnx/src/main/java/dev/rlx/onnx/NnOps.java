@@ -3,6 +3,7 @@ package dev.rlx.onnx;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Graph;
 import dev.rlx.ir.Op;
+import dev.rlx.ir.Tensor;
 import dev.rlx.ir.Value;
 import java.util.Arrays;
 import java.util.List;
@@ -228,6 +229,11 @@ final class NnOps {
         int[] cd = new int[x.rank() - 1];
         Arrays.fill(cd, 1);
         cd[0] = x.dim(1);
+        Value folded = foldedBatchNorm(c, x, cd);
+        if (folded != null) {
+            c.out(folded, c.in(3), c.in(4));
+            return;
+        }
         Value scale = Lower.reshape(g, c.in(1), cd);
         Value bias = Lower.reshape(g, c.in(2), cd);
         Value mean = Lower.reshape(g, c.in(3), cd);
@@ -235,6 +241,47 @@ final class NnOps {
         Value eps = Lower.scalar(g, var.dtype(), c.attrFloat("epsilon", 1e-5f));
         Value k = g.div(scale, g.sqrt(g.add(var, eps)));
         c.out(g.add(g.mul(g.sub(x, mean), k), bias), c.in(3), c.in(4));
+    }
+
+    /**
+     * {@code x * k + shift} with {@code k = scale / sqrt(var + eps)} and {@code shift = bias - mean * k} computed
+     * now, in double, when the four statistics are weights or constants (an inference model's): two ops that fuse
+     * with their neighbours, and no run-time arithmetic on the raw statistics, whose values need not fit a half
+     * type (a running variance of 1e8 in PP-OCRv4's detector became infinity under the F16 policy, and its
+     * output zeros). Null when a statistic is only known at run time.
+     */
+    private static Value foldedBatchNorm(NodeCtx c, Value x, int[] cd) {
+        if (!x.dtype().isFloat()) {
+            return null;
+        }
+        Tensor[] st = new Tensor[4];
+        for (int i = 0; i < 4; i++) {
+            st[i] = c.importer().tryStatic(c.in(1 + i), false);
+            if (st[i] == null || st[i].shape().elementCount() != cd[0]) {
+                return null;
+            }
+        }
+        double eps = c.attrFloat("epsilon", 1e-5f);
+        double[] k = new double[cd[0]];
+        double[] shift = new double[cd[0]];
+        for (int ch = 0; ch < cd[0]; ch++) {
+            k[ch] = st[0].getDouble(ch) / Math.sqrt(st[3].getDouble(ch) + eps);
+            shift[ch] = st[1].getDouble(ch) - st[2].getDouble(ch) * k[ch];
+        }
+        Graph g = c.g();
+        return g.add(g.mul(x, constant(g, k, x.dtype(), cd)), constant(g, shift, x.dtype(), cd));
+    }
+
+    private static Value constant(Graph g, double[] v, DType t, int[] dims) {
+        if (t == DType.F64) {
+            return g.constant(Tensor.of(v, dims));
+        }
+        float[] f = new float[v.length];
+        for (int i = 0; i < v.length; i++) {
+            f[i] = (float) v[i];
+        }
+        Value c = g.constant(Tensor.of(f, dims));
+        return t == DType.F32 ? c : g.cast(c, t);
     }
 
     private static void layerNorm(NodeCtx c) {

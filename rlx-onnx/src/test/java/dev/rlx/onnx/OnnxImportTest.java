@@ -243,8 +243,7 @@ class OnnxImportTest {
         }
     }
 
-    @Test
-    void if_branchesReadOuterValues_onlyTheTakenBranchDecides() {
+    static byte[] ifOnPredicateInput() {
         OnnxModelBuilder.Graph then = new OnnxModelBuilder.Graph("then").output("t", FLOAT, 2)
                 .node("Add", List.of("a", "b"), List.of("t"));
         OnnxModelBuilder.Graph other = new OnnxModelBuilder.Graph("else").output("e", FLOAT, 2)
@@ -252,15 +251,76 @@ class OnnxImportTest {
         OnnxModelBuilder m = new OnnxModelBuilder(13);
         m.graph().input("p", BOOL).input("a", FLOAT, 2).input("b", FLOAT, 2).output("y", FLOAT, 2)
                 .node("If", List.of("p"), List.of("y"), attrGraph("then_branch", then), attrGraph("else_branch", other));
+        return m.build();
+    }
+
+    @Test
+    void if_predicateGivenAtImport_foldsAndIsFrozen_eachValueItsOwnVariant() {
         Tensor a = Tensor.of(new float[] {5, 7}, 2);
         Tensor bb = Tensor.of(new float[] {1, 2}, 2);
-        try (OnnxRunner r = new OnnxRunner(OnnxModel.parse(m.build(), null), session)) {
+        try (OnnxRunner r = new OnnxRunner(OnnxModel.parse(ifOnPredicateInput(), null), session)) {
             assertArrayEquals(new float[] {6, 9}, r.run(Map.of("p", Tensor.of(new boolean[] {true}), "a", a, "b", bb))
                     .get("y").toFloatArray());
             assertArrayEquals(new float[] {4, 5}, r.run(Map.of("p", Tensor.of(new boolean[] {false}), "a", a, "b", bb))
                     .get("y").toFloatArray());
-            assertEquals(1, r.compiledVariants(), "the predicate is data, not an import-time value");
+            assertArrayEquals(new float[] {6, 9}, r.run(Map.of("p", Tensor.of(new boolean[] {true}), "a", a, "b", bb))
+                    .get("y").toFloatArray());
+            assertEquals(2, r.compiledVariants(), "one variant per predicate value, reused");
         }
+        OnnxGraph ig = OnnxModel.parse(ifOnPredicateInput(), null).importGraph(OnnxBinding.of(Map.of(
+                "p", Tensor.of(new boolean[] {false}), "a", a, "b", bb)));
+        assertEquals(List.of("p"), List.copyOf(ig.frozenInputs().keySet()));
+        assertTrue(ig.graph().nodes().stream().noneMatch(n -> n.kind() == OpKind.IF), ig.graph().toString());
+    }
+
+    @Test
+    void if_predicateNotBoundByValue_staysARunTimeChoice() {
+        OnnxGraph ig = OnnxModel.parse(ifOnPredicateInput(), null).importGraph(OnnxBinding.none()
+                .withShape("p", Shape.of(DType.BOOL)).withShape("a", Shape.of(DType.F32, 2)).withShape("b", Shape.of(DType.F32, 2)));
+        assertTrue(ig.graph().nodes().stream().anyMatch(n -> n.kind() == OpKind.IF), ig.graph().toString());
+        assertTrue(ig.frozenInputs().isEmpty());
+        try (CompiledGraph c = ig.compile(session)) {
+            c.setInput("a", new float[] {5, 7});
+            c.setInput("b", new float[] {1, 2});
+            c.setInput("p", new boolean[] {true});
+            c.run();
+            assertArrayEquals(new float[] {6, 9}, c.output(0).toFloatArray());
+            c.setInput("p", new boolean[] {false});
+            c.run();
+            assertArrayEquals(new float[] {4, 5}, c.output(0).toFloatArray());
+        }
+    }
+
+    /**
+     * Silero VAD's pattern: {@code If(Equal(sr, 16000))} on a scalar sample-rate input, whose untaken branch
+     * reshapes the audio to shapes that cannot hold for the frame given (there, an LSTM receiving a 5-D input).
+     */
+    static byte[] ifOnSampleRate() {
+        OnnxModelBuilder.Graph then = new OnnxModelBuilder.Graph("then").output("t", FLOAT, 2, 3)
+                .node("Reshape", List.of("x", "s16"), List.of("t"));
+        OnnxModelBuilder.Graph other = new OnnxModelBuilder.Graph("else").output("e", FLOAT)
+                .node("Reshape", List.of("x", "s8"), List.of("e"));
+        OnnxModelBuilder m = new OnnxModelBuilder(13);
+        m.graph().input("x", FLOAT, 6).input("sr", INT64).output("y", FLOAT)
+                .initializer("k16", Tensor.of(new long[] {16000}))
+                .initializer("s16", Tensor.of(new long[] {2, 3}, 2))
+                .initializer("s8", Tensor.of(new long[] {4, -1}, 2)) // 6 elements into rows of 4: impossible
+                .node("Equal", List.of("sr", "k16"), List.of("is16"))
+                .node("If", List.of("is16"), List.of("y"), attrGraph("then_branch", then), attrGraph("else_branch", other));
+        return m.build();
+    }
+
+    @Test
+    void if_onSampleRateInput_untakenBranchWithImpossibleShapesDoesNotFailImport() {
+        float[] x = random(new Random(3), 6);
+        Tensor sr16 = Tensor.of(new long[] {16000});
+        Map<String, Tensor> out = run(ifOnSampleRate(), Map.of("x", Tensor.of(x, 6), "sr", sr16));
+        assertEquals(Shape.of(DType.F32, 2, 3), out.get("y").shape());
+        assertArrayEquals(x, out.get("y").toFloatArray());
+        // the impossible branch, when it is the one taken, is an import error naming its node
+        var e = assertThrows(OnnxImportException.class,
+                () -> run(ifOnSampleRate(), Map.of("x", Tensor.of(x, 6), "sr", Tensor.of(new long[] {8000}))));
+        assertTrue(e.getMessage().contains("Reshape"), e.getMessage());
     }
 
     /* ---- unsupported ---- */

@@ -52,6 +52,13 @@ final class ConvGemmF32 implements Kernel, RangeTask {
     private final Im2colPlan[] plans;    // per part: how its current chunk's column matrix is filled
     private final Sgemm.Workspace[] workspaces;
     private final BiasHook[] hooks;      // per part; null without a bias
+    // Few output positions (an STFT as a conv: 257 channels, 8 frames): a micro-tile is NR positions wide, so
+    // y = W . col would compute mostly padding. Then y^T [P, Cout/g] = col^T . W^T goes to a scratch instead,
+    // one tile of MR positions by NR channels at a time, and is written out transposed with the bias.
+    private final boolean byPositions;
+    private final Sgemm.Mat[] weightsT;  // per group, when byPositions: W^T [K, Cout/g], in place
+    private final Sgemm.Mat[] columnsT;  // per part, when byPositions: col^T [chunkCols, K], in place
+    private final MemorySegment[] products; // per part, when byPositions: y^T of its chunk [chunkCols, Cout/g]
     private final Parallel parallel;
 
     /** Whether the GEMM form takes this conv: f32, not transposed, enough output channels and depth per group. */
@@ -96,15 +103,27 @@ final class ConvGemmF32 implements Kernel, RangeTask {
         for (int g = 0; g < groups; g++) {
             weights[g] = new Sgemm.Mat(wb.seg(), (long) g * coutPerGroup * k, k, 1);
         }
+        this.byPositions = positions < Sgemm.NR && coutPerGroup > positions;
+        this.weightsT = new Sgemm.Mat[byPositions ? groups : 0];
+        for (int g = 0; g < weightsT.length; g++) {
+            weightsT[g] = new Sgemm.Mat(wb.seg(), (long) g * coutPerGroup * k, 1, k);
+        }
+        int bColumns = byPositions ? coutPerGroup : chunkCols;
         this.columns = new Sgemm.Mat[parts];
+        this.columnsT = new Sgemm.Mat[byPositions ? parts : 0];
+        this.products = new MemorySegment[byPositions ? parts : 0];
         this.plans = new Im2colPlan[parts];
         this.workspaces = new Sgemm.Workspace[parts];
         this.hooks = new BiasHook[parts];
         for (int p = 0; p < parts; p++) {
             columns[p] = new Sgemm.Mat(ctx.workspace(4L * k * chunkCols), 0, chunkCols, 1);
+            if (byPositions) {
+                columnsT[p] = new Sgemm.Mat(columns[p].seg(), 0, 1, chunkCols);
+                products[p] = ctx.workspace(4L * chunkCols * coutPerGroup);
+            }
             plans[p] = new Im2colPlan(dMap, hMap, wMap, chunkCols);
-            workspaces[p] = Sgemm.Workspace.of(ctx.workspace(Sgemm.Workspace.bytes(chunkCols)), chunkCols);
-            hooks[p] = bias == null ? null : new BiasHook();
+            workspaces[p] = Sgemm.Workspace.of(ctx.workspace(Sgemm.Workspace.bytes(bColumns)), bColumns);
+            hooks[p] = bias == null || byPositions ? null : new BiasHook();
         }
         this.parallel = ctx.parallel();
     }
@@ -175,6 +194,20 @@ final class ConvGemmF32 implements Kernel, RangeTask {
         plans[part].plan(p0, p1);
         plans[part].fill(x, xGroup, xChannelStride, cinPerGroup, col.seg(), chunkCols);
         long yOff = ((long) image * cout + (long) g * coutPerGroup) * positions + p0;
+        if (byPositions) {
+            MemorySegment t = products[part];
+            int np = p1 - p0;
+            Sgemm.multiply(columnsT[part], weightsT[g], t, 0, coutPerGroup, 0, np, 0, coutPerGroup, 0, k,
+                    workspaces[part], null);
+            for (int oc = 0; oc < coutPerGroup; oc++) {
+                float b = bias == null ? 0f : bias.getAtIndex(JAVA_FLOAT, g * coutPerGroup + oc);
+                long yo = yOff + (long) oc * positions;
+                for (int p = 0; p < np; p++) {
+                    y.setAtIndex(JAVA_FLOAT, yo + p, t.getAtIndex(JAVA_FLOAT, (long) p * coutPerGroup + oc) + b);
+                }
+            }
+            return;
+        }
         BiasHook hook = hooks[part];
         if (hook != null) {
             hook.y0 = yOff;

@@ -102,6 +102,9 @@ final class ConvKernel implements Kernel, RangeTask {
         if (!transposed && ConvGemmF32.applies(n, ctx)) {
             return new ConvGemmF32(n, ctx);
         }
+        if (transposed && ConvTransposeGemmF32.applies(n, ctx)) {
+            return new ConvTransposeGemmF32(n, ctx);
+        }
         return new ConvKernel(n, ctx, transposed, strides, pads, dilations, groups);
     }
 

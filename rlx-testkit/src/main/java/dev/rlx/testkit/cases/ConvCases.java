@@ -49,6 +49,11 @@ final class ConvCases {
         // input rows as long as output rows: runs of consecutive rows copy at once, never across a depth plane
         c.add(conv("gemm3dSamePadding", Op.Conv.of(3).withPads(1, 1, 1, 1, 1, 1), DType.F32, true, dims(2, 4, 5, 6, 9),
                 dims(16, 4, 3, 3, 3), gemm(108)));
+        // fewer output positions than a micro-tile is wide, more channels: y^T = col^T . W^T (an STFT as a conv)
+        c.add(conv("gemmFewPositions1dStride", Op.Conv.of(1).withStrides(4), DType.F32, true, dims(2, 3, 40),
+                dims(37, 3, 16), gemm(48)));
+        c.add(conv("gemmFewPositions2dGroupsNoBias", Op.Conv.of(2).withGroups(2), DType.F32, false, dims(1, 4, 5, 6),
+                dims(40, 2, 3, 3), gemm(18)));
         c.add(conv("1dStrideAsymmetricPadsBias", Op.Conv.of(1).withStrides(2).withPads(1, 2), DType.F32, true,
                 dims(2, 3, 11), dims(4, 3, 3), F32));
         c.add(conv("1dDilationNoBias", Op.Conv.of(1).withDilations(2).withPads(2), DType.F32, false, dims(2, 3, 13),
@@ -114,6 +119,14 @@ final class ConvCases {
                 .withGroups(2), DType.F64, true, dims(2, 4, 4, 3), dims(4, 2, 3, 3)));
         c.add(convT("2dStrideThree", Op.ConvTranspose.of(2).withStrides(3, 2).withPads(0, 1), DType.F16, true,
                 dims(1, 3, 4, 5), dims(3, 2, 2, 3)));
+        // kernel = stride, unpadded (2x2 stride-2 upsampling): one GEMM scattered onto the grid; odd sizes, several
+        // row blocks (13 * 4 = 52 rows of W^T) and position blocks (47 * 45 = 2115 positions), groups, 3x2 taps
+        c.add(convT("2dKernelIsStrideBias", Op.ConvTranspose.of(2).withStrides(2, 2), DType.F32, true, dims(2, 7, 5, 9),
+                dims(7, 5, 2, 2)));
+        c.add(convT("2dKernelIsStrideBlocks", Op.ConvTranspose.of(2).withStrides(2, 2), DType.F32, true,
+                dims(1, 11, 47, 45), dims(11, 13, 2, 2)));
+        c.add(convT("2dKernelIsStrideGroupsNoBias", Op.ConvTranspose.of(2).withStrides(3, 2).withGroups(2), DType.F32,
+                false, dims(2, 6, 5, 7), dims(6, 2, 3, 2)));
     }
 
     private static OpCase convT(String name, Op.ConvTranspose spec, DType t, boolean bias, int[] xd, int[] wd) {
