@@ -99,7 +99,7 @@ public final class Session implements AutoCloseable {
 
     /** A new, empty set of weights on this session's device, to share between the graphs compiled against it. */
     public WeightSet newWeightSet(String name) {
-        return new WeightSet(name, device, backend.runtime().allocator());
+        return new WeightSet(name, device, backend.runtime().allocator(), defaults.limits());
     }
 
     /**
@@ -190,7 +190,8 @@ public final class Session implements AutoCloseable {
 
     /** Builds kernels and an arena for a prepared program, its params bound to {@code weights} (null: own set). */
     CompiledGraph instantiate(Program p, CompileOptions options, WeightSet weights) {
-        WeightSet w = weights != null ? weights : newWeightSet(p.graph().name());
+        WeightSet w = weights != null ? weights
+                : new WeightSet(p.graph().name(), device, backend.runtime().allocator(), options.limits());
         Map<Value, WeightSet.Entry> bound;
         try {
             bound = w.acquire(p.graph());
