@@ -59,7 +59,7 @@ final class RowsF32 {
             for (; j < bound; j += W) {
                 acc = acc.add(FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).sub(shift));
             }
-            float part = acc.reduceLanes(VectorOperators.ADD);
+            float part = VectorMath.sumLanes(acc);
             for (; j < end; j++) {
                 part += x.getAtIndex(JAVA_FLOAT, xo + j) - shift;
             }
@@ -88,7 +88,7 @@ final class RowsF32 {
                 FloatVector d = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).sub(mean);
                 acc = d.fma(d, acc);
             }
-            float part = acc.reduceLanes(VectorOperators.ADD);
+            float part = VectorMath.sumLanes(acc);
             for (; j < end; j++) {
                 float d = x.getAtIndex(JAVA_FLOAT, xo + j) - mean;
                 part += d * d;
@@ -124,7 +124,7 @@ final class RowsF32 {
                 e.intoMemorySegment(y, (yo + j) * 4, LE);
                 acc = acc.add(e);
             }
-            float part = acc.reduceLanes(VectorOperators.ADD);
+            float part = acc.reduceLanes(VectorOperators.ADD); // sumLanes here is not inlined by C2 and allocates
             for (; j < end; j++) {
                 float e = VectorMath.expNonPositive(x.getAtIndex(JAVA_FLOAT, xo + j) - shift);
                 y.setAtIndex(JAVA_FLOAT, yo + j, e);
@@ -160,7 +160,7 @@ final class RowsF32 {
                 FloatVector u = FloatVector.fromMemorySegment(F, x, (next + j) * 4, LE);
                 max = max.blend(u, max.compare(VectorOperators.LT, u));
             }
-            float part = acc.reduceLanes(VectorOperators.ADD);
+            float part = acc.reduceLanes(VectorOperators.ADD); // sumLanes here is not inlined by C2 and allocates
             for (; j < end; j++) {
                 float e = VectorMath.expNonPositive(x.getAtIndex(JAVA_FLOAT, xo + j) - shift);
                 y.setAtIndex(JAVA_FLOAT, yo + j, e);
@@ -210,7 +210,7 @@ final class RowsF32 {
                 }
                 acc = acc.add(FloatVector.fromMemorySegment(F, x, (next + j) * 4, LE).sub(nextShift));
             }
-            float part = acc.reduceLanes(VectorOperators.ADD);
+            float part = VectorMath.sumLanes(acc);
             for (; j < end; j++) {
                 part += x.getAtIndex(JAVA_FLOAT, next + j) - nextShift;
             }
@@ -249,7 +249,7 @@ final class RowsF32 {
                 FloatVector u = FloatVector.fromMemorySegment(F, x, (next + j) * 4, LE);
                 acc = u.fma(u, acc);
             }
-            float part = acc.add(acc2).reduceLanes(VectorOperators.ADD);
+            float part = VectorMath.sumLanes(acc.add(acc2));
             for (; j < end; j++) {
                 float u = x.getAtIndex(JAVA_FLOAT, next + j);
                 part += u * u;
