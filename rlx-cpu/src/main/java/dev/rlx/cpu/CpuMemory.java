@@ -1,5 +1,7 @@
 package dev.rlx.cpu;
 
+import dev.rlx.runtime.Device;
+import dev.rlx.runtime.DeviceMemoryException;
 import dev.rlx.runtime.spi.DeviceAllocator;
 import dev.rlx.runtime.spi.DeviceBuffer;
 import java.lang.foreign.Arena;
@@ -33,8 +35,9 @@ final class CpuMemory implements AutoCloseable {
 
     /** Zeroed kernel workspace, 64-byte aligned. */
     MemorySegment scratch(long bytes) {
+        MemorySegment s = allocateScratch(Math.max(1, bytes)).asSlice(0, bytes);
         scratchBytes += bytes;
-        return scratch.allocate(Math.max(1, bytes), 64).asSlice(0, bytes);
+        return s;
     }
 
     /** The next kernel's workspace requests start again at the beginning of the shared workspace. */
@@ -52,13 +55,22 @@ final class CpuMemory implements AutoCloseable {
         long need = (bytes + 63) & ~63L;
         if (workspace == null || workspaceUsed + need > workspace.byteSize()) {
             long size = Math.max(need + workspaceUsed, workspace == null ? 0 : 2 * workspace.byteSize());
-            workspace = scratch.allocate(Math.max(64, size), 64);
+            workspace = allocateScratch(Math.max(64, size));
             scratchBytes += workspace.byteSize();
             workspaceUsed = 0;
         }
         MemorySegment s = workspace.asSlice(workspaceUsed, bytes);
         workspaceUsed += need;
         return s;
+    }
+
+    /** Scratch bytes; running out of memory is a typed error, never a raw {@link OutOfMemoryError}. */
+    private MemorySegment allocateScratch(long bytes) {
+        try {
+            return scratch.allocate(bytes, 64);
+        } catch (OutOfMemoryError | IllegalArgumentException e) {
+            throw new DeviceMemoryException(Device.CPU, bytes, bytes(), e);
+        }
     }
 
     /** Bytes held: buffers and scratch. */

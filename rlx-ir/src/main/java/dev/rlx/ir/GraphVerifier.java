@@ -30,6 +30,23 @@ public final class GraphVerifier {
         return warnings;
     }
 
+    /**
+     * The structural part of {@link #verify}, subgraphs included: outputs set, every operand and output an
+     * earlier node's output of the same graph, names unique. It skips re-running each op's shape rule and the
+     * unused-value warnings, the costly parts, so a compiler can afford it after every pass; what it checks is
+     * what a pass needs to walk a graph safely.
+     *
+     * @throws GraphVerificationException listing every error
+     */
+    public static void verifyStructure(Graph g) {
+        List<String> errors = new ArrayList<>();
+        check(g, "", errors, null);
+        if (!errors.isEmpty()) {
+            throw new GraphVerificationException(g.name(), errors);
+        }
+    }
+
+    /** Adds {@code g}'s errors; with {@code warnings} null, only the structural checks run. */
     private static void check(Graph g, String where, List<String> errors, List<String> warnings) {
         if (g.outputs().isEmpty()) {
             errors.add(where + "graph @" + g.name() + " has no outputs (call setOutputs)");
@@ -52,15 +69,8 @@ public final class GraphVerifier {
             if (sourceName != null && !names.add(sourceName)) {
                 errors.add(where + "node " + n.describe() + " reuses the name '" + sourceName + "'");
             }
-            try {
-                List<Shape> inferred = n.op().outputShapes(n.inputs().stream().map(Value::shape).toList());
-                List<Shape> recorded = n.outputs().stream().map(Value::shape).toList();
-                if (!inferred.equals(recorded)) {
-                    errors.add(where + "node " + n.describe() + " records outputs " + recorded + " but its op now gives "
-                            + inferred);
-                }
-            } catch (ShapeException e) {
-                errors.add(where + "node " + n.describe() + ": " + e.getMessage());
+            if (warnings != null) {
+                checkShapes(n, where, errors);
             }
             for (OpFields.Field f : OpFields.of(n.op()).fields()) {
                 if (f.type() == OpFields.FieldType.GRAPH) {
@@ -75,8 +85,22 @@ public final class GraphVerifier {
                 errors.add(where + "output " + i + " " + problem);
             }
         }
-        if (errors.isEmpty()) {
+        if (errors.isEmpty() && warnings != null) {
             unused(g, where, warnings);
+        }
+    }
+
+    /** Whether {@code n}'s op still gives the output shapes it recorded. */
+    private static void checkShapes(Node n, String where, List<String> errors) {
+        try {
+            List<Shape> inferred = n.op().outputShapes(n.inputs().stream().map(Value::shape).toList());
+            List<Shape> recorded = n.outputs().stream().map(Value::shape).toList();
+            if (!inferred.equals(recorded)) {
+                errors.add(where + "node " + n.describe() + " records outputs " + recorded + " but its op now gives "
+                        + inferred);
+            }
+        } catch (ShapeException e) {
+            errors.add(where + "node " + n.describe() + ": " + e.getMessage());
         }
     }
 

@@ -16,7 +16,7 @@ import java.util.function.BiConsumer;
 /**
  * The ordered passes a graph goes through before a backend lowers it. Every pass runs on the graph and, inside
  * out, on the bodies of its If/While/Scan nodes, so a body is optimised like any graph. The graph is verified
- * before the first pass and after every pass, so a faulty rewrite is caught at the pass that made it.
+ * before the first pass and after the last; a failure is traced back to the pass that made it ({@link #run}).
  */
 public final class CompilePipeline {
     private final List<Pass> passes;
@@ -101,21 +101,57 @@ public final class CompilePipeline {
         return new CompilePipeline(p);
     }
 
-    /** Runs every pass; {@code afterEach} sees each pass and its result (for tracing). */
+    /**
+     * Runs every pass; {@code afterEach} sees each pass and its result (for tracing). The graph is verified in full
+     * before the first pass and after the last, and its structure ({@link GraphVerifier#verifyStructure}) after
+     * each pass, so no pass walks a broken graph. Re-running every op's shape rule after every pass cost more than
+     * the passes themselves on large graphs: when the final check fails, the passes are run again with the full
+     * check after each, to name the pass at fault.
+     */
     public Graph run(Graph g, BiConsumer<Pass, Graph> afterEach) {
         GraphVerifier.verify(g);
+        if (passes.isEmpty()) {
+            return g;
+        }
         Graph cur = g;
         for (Pass p : passes) {
-            cur = applyDeep(p, cur);
             try {
-                GraphVerifier.verify(cur);
+                cur = applyDeep(p, cur);
+            } catch (GraphVerificationException | dev.rlx.ir.ShapeException e) {
+                throw blame(g, e); // perhaps an earlier pass left a shape its rule no longer gives
+            }
+            try {
+                GraphVerifier.verifyStructure(cur);
             } catch (GraphVerificationException e) {
-                throw new GraphVerificationException(cur.name(),
-                        e.errors().stream().map(err -> "after pass '" + p.name() + "': " + err).toList());
+                throw afterPass(p, cur, e);
             }
             afterEach.accept(p, cur);
         }
+        try {
+            GraphVerifier.verify(cur);
+        } catch (GraphVerificationException e) {
+            throw blame(g, e);
+        }
         return cur;
+    }
+
+    private static GraphVerificationException afterPass(Pass p, Graph result, GraphVerificationException e) {
+        return new GraphVerificationException(result.name(),
+                e.errors().stream().map(err -> "after pass '" + p.name() + "': " + err).toList());
+    }
+
+    /** Reruns the passes on {@code g}, verifying after each: the first pass whose result fails is named. */
+    private RuntimeException blame(Graph g, RuntimeException failure) {
+        Graph cur = g;
+        for (Pass p : passes) {
+            cur = applyDeep(p, cur); // a pass that throws again throws here, as it did the first time
+            try {
+                GraphVerifier.verify(cur);
+            } catch (GraphVerificationException e) {
+                return afterPass(p, cur, e);
+            }
+        }
+        return failure;
     }
 
     public Graph run(Graph g) {

@@ -158,16 +158,19 @@ public final class MemoryPlanner {
         }
     }
 
-    /** Places every buffer; returns the arena size. */
+    /** Places every buffer, largest first; returns the arena size. */
     private static long place(List<Buffer> buffers, int alignment) {
         List<Buffer> order = new ArrayList<>(buffers);
         order.sort(Comparator.comparingLong((Buffer b) -> -b.size).thenComparingInt(b -> b.birth)
                 .thenComparingInt(b -> b.node).thenComparingInt(b -> b.output));
-        List<Buffer> placed = new ArrayList<>();
+        int lastStep = 0;
+        for (Buffer b : buffers) {
+            lastStep = Math.max(lastStep, b.death);
+        }
+        ArenaPlacer placer = new ArenaPlacer(lastStep, alignment);
         long arena = 0;
         for (Buffer b : order) {
-            b.offset = bestOffset(b, placed, alignment);
-            placed.add(b);
+            b.offset = placer.place(b.size, b.birth, b.death);
             arena = Math.max(arena, align(b.offset + b.size, alignment));
         }
         return arena;
@@ -238,27 +241,6 @@ public final class MemoryPlanner {
             }
         }
         return null;
-    }
-
-    private static long bestOffset(Buffer b, List<Buffer> placed, int alignment) {
-        if (b.size == 0) {
-            return 0;
-        }
-        List<long[]> conflicts = new ArrayList<>(); // [start, end) of placed buffers alive at the same time
-        for (Buffer p : placed) {
-            if (p.size > 0 && p.birth <= b.death && b.birth <= p.death) {
-                conflicts.add(new long[] {p.offset, p.offset + p.size});
-            }
-        }
-        conflicts.sort(Comparator.comparingLong(c -> c[0]));
-        long candidate = 0;
-        for (long[] c : conflicts) {
-            if (candidate + b.size <= c[0]) {
-                break; // fits in the gap before this buffer
-            }
-            candidate = Math.max(candidate, align(c[1], alignment));
-        }
-        return candidate;
     }
 
     static long align(long x, int alignment) {

@@ -57,6 +57,13 @@ final class Binding {
         }
     }
 
+    /** A null array, segment or tensor is refused like any other wrong data, naming the slot. */
+    void checkNotNull(Object src, String type) {
+        if (src == null) {
+            throw new BindingException(describe() + " was given null instead of " + type + " data");
+        }
+    }
+
     private void checkCount(long given, String type) {
         if (given != shape.elementCount()) {
             throw new BindingException(describe() + " was given " + given + " " + type + " values");
@@ -87,6 +94,7 @@ final class Binding {
 
     /** Throws what {@link #set(float[])} would throw for {@code src}, writing nothing. */
     void check(float[] src) {
+        checkNotNull(src, "float");
         checkType(HostData.floatTarget(shape.dtype()), "float");
         checkCount(src.length, "float");
     }
@@ -98,6 +106,7 @@ final class Binding {
     }
 
     void set(double[] src) {
+        checkNotNull(src, "double");
         checkType(HostData.floatTarget(shape.dtype()), "double");
         checkCount(src.length, "double");
         HostData.write(src, bytes, shape.dtype());
@@ -105,6 +114,7 @@ final class Binding {
     }
 
     void set(int[] src) {
+        checkNotNull(src, "int");
         checkType(HostData.intTarget(shape.dtype()), "int");
         checkCount(src.length, "int");
         int bad = HostData.firstOutOfRange(src, shape.dtype());
@@ -114,6 +124,7 @@ final class Binding {
     }
 
     void set(long[] src) {
+        checkNotNull(src, "long");
         checkType(HostData.intTarget(shape.dtype()), "long");
         checkCount(src.length, "long");
         int bad = HostData.firstOutOfRange(src, shape.dtype());
@@ -123,6 +134,7 @@ final class Binding {
     }
 
     void set(boolean[] src) {
+        checkNotNull(src, "boolean");
         checkType(shape.dtype() == DType.BOOL ? null : "it holds " + shape.dtype().label(), "boolean");
         checkCount(src.length, "boolean");
         HostData.write(src, bytes);
@@ -131,6 +143,7 @@ final class Binding {
 
     /** Raw little-endian bytes already in this slot's dtype. */
     void setBytes(MemorySegment src) {
+        checkNotNull(src, "byte");
         checkWritable();
         if (src.byteSize() != shape.byteSize()) {
             throw new BindingException(describe() + " needs " + shape.byteSize() + " bytes of " + shape.dtype().label()
@@ -142,6 +155,7 @@ final class Binding {
 
     /** Bytes of another dtype with the same element count, converted (floats to floats, integers to integers). */
     void setConverted(MemorySegment src, DType srcType) {
+        checkNotNull(src, "tensor");
         checkWritable();
         if (srcType == shape.dtype()) {
             setBytes(src);

@@ -150,7 +150,7 @@ public final class CompileCache {
     /** SHA-256 over everything that decides the compiled program. */
     static String key(Session session, Graph g, CompileOptions options) {
         String text = String.join("\n", Rlx.VERSION, String.valueOf(ProgramFile.FORMAT), session.backendKey(),
-                options.toString(), g.fingerprint());
+                options.programKey(), g.fingerprint());
         return HexFormat.of().formatHex(ProgramFile.sha256(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     }
 

@@ -4,6 +4,7 @@ import dev.rlx.ir.Graph;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.Tensor;
 import dev.rlx.ir.Value;
+import dev.rlx.ir.limits.Limits;
 import dev.rlx.opt.MemoryPlan;
 import dev.rlx.runtime.spi.Backend;
 import dev.rlx.runtime.spi.CommandStream;
@@ -13,6 +14,9 @@ import dev.rlx.runtime.spi.Executable;
 import dev.rlx.runtime.weights.WeightLoader;
 import dev.rlx.runtime.weights.WeightTensor;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.Cleaner;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -42,8 +46,16 @@ import java.util.Objects;
  * compiled against it, and every {@link #copy()}) sees the new weight; change weights only while none of them
  * runs. A graph compiled without a set has one of its own.
  *
- * <p>Not thread-safe: use one compiled graph per thread ({@link #copy()} makes another that shares the
- * weights). Close it to release the arena.
+ * <p>One thread at a time: use one compiled graph per thread ({@link #copy()} makes another that shares the
+ * weights). A second thread calling {@code run}, {@code submit}, a setter or an output view while one runs the
+ * graph gets {@link ConcurrentUseException} (one compare-and-set per run detects it), never the other's results.
+ *
+ * <p>Close it to release the arena. A graph dropped without {@code close()} is released when it becomes
+ * unreachable (a {@link Cleaner}), with a warning, once per process, that a graph was not closed.
+ *
+ * <p>Limits: before anything is allocated, the plan's arena is checked against {@link Limits#arenaBytes()} and
+ * each input against {@link Limits#tensorBytes()} of the compile's {@link CompileOptions#limits()}: too large
+ * is a {@link dev.rlx.ir.limits.LimitExceededException} naming the graph and the bytes.
  */
 public final class CompiledGraph implements AutoCloseable {
     private final Device device;
@@ -60,7 +72,20 @@ public final class CompiledGraph implements AutoCloseable {
     private final Binding[] inputByPosition;
     private final Binding[] all;
     private final TensorView[] outputs;
+    private final GraphResources resources;
+    private final Cleaner.Cleanable cleanable;
+    private volatile Thread owner; // the thread running the graph now, or null
     private boolean closed;
+
+    private static final VarHandle OWNER;
+
+    static {
+        try {
+            OWNER = MethodHandles.lookup().findVarHandle(CompiledGraph.class, "owner", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /**
      * Builds {@code program}'s executable with its params bound to {@code bound}, entries of {@code weights}
@@ -79,6 +104,7 @@ public final class CompiledGraph implements AutoCloseable {
         Graph graph = program.graph();
         Executable built = null;
         try {
+            checkLimits(graph, program.plan(), options.limits());
             Map<Value, DeviceBuffer> buffers = new IdentityHashMap<>();
             bound.forEach((v, e) -> buffers.put(v, e.buffer));
             built = backend.compile(new CompileRequest(graph, program.plan(), options, OpRegistry.global(), buffers));
@@ -96,7 +122,7 @@ public final class CompiledGraph implements AutoCloseable {
             if (built != null) {
                 built.close();
             }
-            releaseWeights();
+            GraphResources.release(weights, ownsWeights);
             throw e;
         }
         inputByPosition = inputs.values().toArray(Binding[]::new);
@@ -106,9 +132,29 @@ public final class CompiledGraph implements AutoCloseable {
         outputs = new TensorView[graph.outputs().size()];
         for (int i = 0; i < outputs.length; i++) {
             Value v = graph.outputs().get(i);
-            outputs[i] = new TensorView("output " + i, v.shape(), exe, v, this::open);
+            outputs[i] = new TensorView("output " + i, v.shape(), exe, v, this::openIdle);
         }
+        resources = new GraphResources(graph.name(), exe, stream, weights, ownsWeights);
+        cleanable = GraphResources.CLEANER.register(this, resources);
         CompileLog.instantiated(graph.name(), backend.name(), exe.kernelCount(), exe.deviceBytes(), weights);
+    }
+
+    /** The arena and every input checked against {@code limits} before anything is allocated. */
+    private static void checkLimits(Graph graph, MemoryPlan plan, Limits limits) {
+        limits.check(Limits.Kind.ARENA_BYTES, "the activation arena of graph @" + graph.name(), plan.arenaBytes());
+        for (Value v : graph.inputs()) {
+            limits.check(Limits.Kind.TENSOR_BYTES, "input '" + graph.nameOf(v) + "' " + v.shape() + " of graph @"
+                    + graph.name(), bytesOf(v.shape()));
+        }
+    }
+
+    /** {@code shape}'s bytes, or -1 when that overflows a long. */
+    static long bytesOf(Shape shape) {
+        try {
+            return Math.multiplyExact(shape.elementCount(), (long) shape.dtype().byteSize());
+        } catch (ArithmeticException | dev.rlx.ir.ShapeException e) {
+            return -1;
+        }
     }
 
     public Device device() {
@@ -151,41 +197,41 @@ public final class CompiledGraph implements AutoCloseable {
     }
 
     /** Sets input {@code name}; it keeps this value for every run until set again. */
-    public void setInput(String name, float[] data) { open(); input(name).set(data); }
+    public void setInput(String name, float[] data) { openIdle(); input(name).set(data); }
 
-    public void setInput(String name, double[] data) { open(); input(name).set(data); }
+    public void setInput(String name, double[] data) { openIdle(); input(name).set(data); }
 
-    public void setInput(String name, int[] data) { open(); input(name).set(data); }
+    public void setInput(String name, int[] data) { openIdle(); input(name).set(data); }
 
-    public void setInput(String name, long[] data) { open(); input(name).set(data); }
+    public void setInput(String name, long[] data) { openIdle(); input(name).set(data); }
 
-    public void setInput(String name, boolean[] data) { open(); input(name).set(data); }
+    public void setInput(String name, boolean[] data) { openIdle(); input(name).set(data); }
 
     /** Sets input {@code name} from raw little-endian bytes of its dtype. */
-    public void setInput(String name, MemorySegment bytes) { open(); input(name).setBytes(bytes); }
+    public void setInput(String name, MemorySegment bytes) { openIdle(); input(name).setBytes(bytes); }
 
     /** Sets input {@code name} from a tensor of the same shape (dtype converted as for arrays). */
-    public void setInput(String name, Tensor t) { open(); setTensor(input(name), t); }
+    public void setInput(String name, Tensor t) { openIdle(); setTensor(input(name), t); }
 
     // ---------------------------------------------------------------- params (write through to the weight set)
 
-    public void setParam(String name, float[] data) { open(); param(name).set(data); }
+    public void setParam(String name, float[] data) { openIdle(); param(name).set(data); }
 
-    public void setParam(String name, double[] data) { open(); param(name).set(data); }
+    public void setParam(String name, double[] data) { openIdle(); param(name).set(data); }
 
-    public void setParam(String name, int[] data) { open(); param(name).set(data); }
+    public void setParam(String name, int[] data) { openIdle(); param(name).set(data); }
 
-    public void setParam(String name, long[] data) { open(); param(name).set(data); }
+    public void setParam(String name, long[] data) { openIdle(); param(name).set(data); }
 
-    public void setParam(String name, boolean[] data) { open(); param(name).set(data); }
+    public void setParam(String name, boolean[] data) { openIdle(); param(name).set(data); }
 
-    public void setParam(String name, MemorySegment bytes) { open(); param(name).setBytes(bytes); }
+    public void setParam(String name, MemorySegment bytes) { openIdle(); param(name).setBytes(bytes); }
 
-    public void setParam(String name, Tensor t) { open(); setTensor(param(name), t); }
+    public void setParam(String name, Tensor t) { openIdle(); setTensor(param(name), t); }
 
     /** Sets param {@code name} from the loader's tensor of the same name. */
     public void setParam(String name, WeightLoader loader) {
-        open();
+        openIdle();
         Binding b = param(name);
         WeightTensor t = loader.tensor(name).orElseThrow(() -> new BindingException(
                 "the weight source has no tensor '" + name + "' for param " + name + " " + b.shape));
@@ -197,7 +243,7 @@ public final class CompiledGraph implements AutoCloseable {
      * as they are (and {@link #run()} reports any never set).
      */
     public List<String> setParams(WeightLoader loader) {
-        open();
+        openIdle();
         List<String> set = new ArrayList<>();
         for (String name : params.keySet()) {
             var t = loader.tensor(name);
@@ -210,6 +256,7 @@ public final class CompiledGraph implements AutoCloseable {
     }
 
     private static void setTensor(Binding b, Tensor t) {
+        b.checkNotNull(t, "tensor");
         if (!t.shape().sameDims(b.shape)) {
             throw new BindingException(b.kind + " '" + b.name + "' is " + b.shape + " but the tensor is " + t.shape());
         }
@@ -224,6 +271,16 @@ public final class CompiledGraph implements AutoCloseable {
      * @throws BindingException if an input or param was never set
      */
     public void run() {
+        boolean entered = enter();
+        try {
+            runOwned();
+        } finally {
+            exit(entered);
+        }
+    }
+
+    /** A run by the thread that owns the graph now. */
+    private void runOwned() {
         open();
         for (Binding b : all) {
             if (!b.isSet) {
@@ -241,20 +298,56 @@ public final class CompiledGraph implements AutoCloseable {
      * @throws BindingException if an input or param was never set
      */
     public void submit() {
-        open();
-        for (Binding b : all) {
-            if (!b.isSet) {
-                throw unset(b);
+        boolean entered = enter();
+        try {
+            open();
+            for (Binding b : all) {
+                if (!b.isSet) {
+                    throw unset(b);
+                }
             }
+            exe.run(stream);
+            stream.submit();
+        } finally {
+            exit(entered);
         }
-        exe.run(stream);
-        stream.submit();
     }
 
     /** Waits for the run {@link #submit()} started (returns at once when none is in flight). */
     public void await() {
-        open();
-        stream.await();
+        boolean entered = enter();
+        try {
+            open();
+            stream.await();
+        } finally {
+            exit(entered);
+        }
+    }
+
+    /**
+     * Takes the graph for the calling thread: true when it was free, false when this thread holds it already (a
+     * convenience call running it); another thread holding it is a {@link ConcurrentUseException}.
+     */
+    private boolean enter() {
+        Thread me = Thread.currentThread();
+        if (OWNER.compareAndSet(this, null, me)) {
+            return true;
+        }
+        if (owner == me) {
+            return false;
+        }
+        throw concurrentUse();
+    }
+
+    private void exit(boolean entered) {
+        if (entered) {
+            OWNER.setRelease(this, null);
+        }
+    }
+
+    private ConcurrentUseException concurrentUse() {
+        return new ConcurrentUseException(graphName() + " is being run by another thread (" + owner + "); a compiled"
+                + " graph runs on one thread at a time: give each thread its own (CompiledGraph.copy())");
     }
 
     private BindingException unset(Binding b) {
@@ -268,7 +361,17 @@ public final class CompiledGraph implements AutoCloseable {
      * input and param is then set, is checked before anything is written, so a rejected call changes nothing.
      */
     public List<float[]> run(Map<String, float[]> in) {
+        boolean entered = enter();
+        try {
+            return runMap(in);
+        } finally {
+            exit(entered);
+        }
+    }
+
+    private List<float[]> runMap(Map<String, float[]> in) {
         open();
+        requireArgument(in, "the input map");
         Map<Binding, float[]> checked = new HashMap<>();
         for (Map.Entry<String, float[]> e : in.entrySet()) {
             Binding b = input(e.getKey());
@@ -291,10 +394,21 @@ public final class CompiledGraph implements AutoCloseable {
      * is written, like {@link #run(Map)}.
      */
     public List<Tensor> runTyped(Map<String, Tensor> in) {
+        boolean entered = enter();
+        try {
+            return runTypedOwned(in);
+        } finally {
+            exit(entered);
+        }
+    }
+
+    private List<Tensor> runTypedOwned(Map<String, Tensor> in) {
         open();
+        requireArgument(in, "the input map");
         Map<Binding, Tensor> checked = new LinkedHashMap<>();
         for (Map.Entry<String, Tensor> e : in.entrySet()) {
             Binding b = input(e.getKey());
+            b.checkNotNull(e.getValue(), "tensor");
             if (!e.getValue().shape().sameDims(b.shape)) {
                 throw new BindingException(b.kind + " '" + b.name + "' is " + b.shape + " but the tensor is "
                         + e.getValue().shape());
@@ -319,7 +433,18 @@ public final class CompiledGraph implements AutoCloseable {
      * @throws BindingException when an array count or length is wrong, before anything is written
      */
     public void runSlots(float[][] in, float[][] out) {
+        boolean entered = enter();
+        try {
+            runSlotsOwned(in, out);
+        } finally {
+            exit(entered);
+        }
+    }
+
+    private void runSlotsOwned(float[][] in, float[][] out) {
         open();
+        requireArgument(in, "the input arrays");
+        requireArgument(out, "the output arrays");
         if (in.length != inputByPosition.length) {
             throw new BindingException(graphName() + " has " + inputByPosition.length + " inputs but runSlots was given "
                     + in.length + " arrays");
@@ -346,6 +471,12 @@ public final class CompiledGraph implements AutoCloseable {
         }
     }
 
+    private void requireArgument(Object arg, String what) {
+        if (arg == null) {
+            throw new BindingException(graphName() + " was given null for " + what);
+        }
+    }
+
     private void checkAllSetOr(java.util.Set<Binding> given) {
         for (Binding b : all) {
             if (!b.isSet && !given.contains(b)) {
@@ -359,7 +490,7 @@ public final class CompiledGraph implements AutoCloseable {
      * recompiling. The next run draws what the first run after compiling with {@code rng} would draw.
      */
     public void setRng(RngOptions rng) {
-        open();
+        openIdle();
         exe.setRng(Objects.requireNonNull(rng, "rng"));
     }
 
@@ -369,7 +500,7 @@ public final class CompiledGraph implements AutoCloseable {
      * streams start as compiled ({@link #setRng} is not carried over).
      */
     public CompiledGraph copy() {
-        open();
+        openIdle();
         weights.retain();
         CompiledGraph c = new CompiledGraph(backend, program, options, weights, bound, ownsWeights);
         for (Map.Entry<String, Binding> e : inputs.entrySet()) {
@@ -382,7 +513,7 @@ public final class CompiledGraph implements AutoCloseable {
 
     /** Output {@code i} of the last run, as a view created at compile time. */
     public TensorView output(int i) {
-        open();
+        openIdle();
         if (i < 0 || i >= outputs.length) {
             throw new BindingException(graphName() + " has " + outputs.length + " output" + (outputs.length == 1 ? "" : "s")
                     + "; there is no output " + i);
@@ -475,6 +606,15 @@ public final class CompiledGraph implements AutoCloseable {
         }
     }
 
+    /** {@link #open()}, and not being run by another thread (what writes inputs or reads outputs needs). */
+    private void openIdle() {
+        open();
+        Thread o = owner;
+        if (o != null && o != Thread.currentThread()) {
+            throw concurrentUse();
+        }
+    }
+
     /**
      * Releases the arena and kernels, and this graph's hold on its weight set (a set of its own is closed).
      * Further calls (here and on its output views; {@code close} excepted) throw {@link IllegalStateException}.
@@ -482,20 +622,13 @@ public final class CompiledGraph implements AutoCloseable {
     @Override
     public void close() {
         if (!closed) {
-            closed = true;
-            try {
-                exe.close();
-                stream.close();
-            } finally {
-                releaseWeights();
+            Thread o = owner;
+            if (o != null && o != Thread.currentThread()) {
+                throw concurrentUse(); // freeing the arena under a run would corrupt it
             }
-        }
-    }
-
-    private void releaseWeights() {
-        weights.release();
-        if (ownsWeights && weights.users() == 0) {
-            weights.close();
+            closed = true;
+            resources.closing();
+            cleanable.clean();
         }
     }
 }

@@ -89,17 +89,30 @@ public final class OpRegistry {
     /**
      * Appends custom op {@code name} to {@code g}, its output shapes from the registered shape function.
      *
-     * @throws IllegalArgumentException when {@code name} is not defined
+     * @throws CustomOpException when {@code name} is not defined, or its shape function fails or returns no shapes
+     *     (null, or a null entry)
      */
     public List<Value> apply(Graph g, String name, Attrs attrs, Value... operands) {
-        ShapeFunction f = shapeFunction(name).orElseThrow(() -> new IllegalArgumentException(
-                "custom op '" + name + "' is not defined; call OpRegistry.define first (defined: " + names() + ")"));
+        ShapeFunction f = shapeFunction(name).orElseThrow(() -> new CustomOpException(String.valueOf(name),
+                "not defined; call OpRegistry.define first (defined: " + names() + ")", null));
         List<Shape> in = java.util.Arrays.stream(operands).map(Value::shape).toList();
         boolean isPure;
         synchronized (this) {
             isPure = pure.contains(name);
         }
-        return g.apply(new dev.rlx.ir.Op.Custom(name, attrs, f.outputShapes(in, attrs), isPure), operands);
+        List<Shape> out;
+        try {
+            out = f.outputShapes(in, attrs);
+        } catch (dev.rlx.ir.RlxException e) {
+            throw e; // already typed (a ShapeException naming the problem)
+        } catch (RuntimeException e) {
+            throw new CustomOpException(name, "its shape function failed on inputs " + in + ": " + e, e);
+        }
+        if (out == null || out.stream().anyMatch(java.util.Objects::isNull)) { // List.of rejects contains(null)
+            throw new CustomOpException(name, "its shape function returned " + out + " for inputs " + in
+                    + " (it must return one non-null shape per output)", null);
+        }
+        return g.apply(new dev.rlx.ir.Op.Custom(name, attrs, out, isPure), operands);
     }
 
     /** Op names may contain any character, so the key is a pair rather than a joined string. */

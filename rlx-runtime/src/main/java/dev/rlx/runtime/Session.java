@@ -1,7 +1,6 @@
 package dev.rlx.runtime;
 
 import dev.rlx.ir.Graph;
-import dev.rlx.ir.GraphVerifier;
 import dev.rlx.ir.Value;
 import dev.rlx.opt.Capabilities;
 import dev.rlx.opt.CompilePipeline;
@@ -100,7 +99,7 @@ public final class Session implements AutoCloseable {
 
     /** A new, empty set of weights on this session's device, to share between the graphs compiled against it. */
     public WeightSet newWeightSet(String name) {
-        return new WeightSet(name, device, backend.runtime().allocator());
+        return new WeightSet(name, device, backend.runtime().allocator(), defaults.limits());
     }
 
     /**
@@ -115,7 +114,6 @@ public final class Session implements AutoCloseable {
 
     /** {@link #check(Graph)} for graphs compiled with {@code options} (its precision policy decides dtypes). */
     public SupportReport check(Graph g, CompileOptions options) {
-        GraphVerifier.verify(g);
         Graph typed = CompilePipeline.precisionOnly(options.precision()).run(g);
         return new SupportReport(backend.name(), Legalizer.offenders(typed, backend.capabilities(), device,
                 OpRegistry.global()));
@@ -167,7 +165,6 @@ public final class Session implements AutoCloseable {
     Program prepare(Graph g, CompileOptions options) {
         CompileLog log = CompileLog.fromSettings(g.name());
         long start = System.nanoTime();
-        GraphVerifier.verify(g);
         ConstantEvaluator evaluator = options.optimize() ? constantEvaluator(options) : null;
         CompilePipeline pipeline = CompilePipeline.standard(options.precision(), options.optimize(),
                 backend.capabilities(), evaluator);
@@ -193,7 +190,8 @@ public final class Session implements AutoCloseable {
 
     /** Builds kernels and an arena for a prepared program, its params bound to {@code weights} (null: own set). */
     CompiledGraph instantiate(Program p, CompileOptions options, WeightSet weights) {
-        WeightSet w = weights != null ? weights : newWeightSet(p.graph().name());
+        WeightSet w = weights != null ? weights
+                : new WeightSet(p.graph().name(), device, backend.runtime().allocator(), options.limits());
         Map<Value, WeightSet.Entry> bound;
         try {
             bound = w.acquire(p.graph());

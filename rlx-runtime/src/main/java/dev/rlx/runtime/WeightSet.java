@@ -5,6 +5,7 @@ import dev.rlx.ir.Op;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.Tensor;
 import dev.rlx.ir.Value;
+import dev.rlx.ir.limits.Limits;
 import dev.rlx.runtime.spi.DeviceAllocator;
 import dev.rlx.runtime.spi.DeviceBuffer;
 import dev.rlx.runtime.weights.WeightLoader;
@@ -41,11 +42,16 @@ import java.util.Optional;
  * <p><b>Lifetime.</b> Buffers are freed once the set is closed and no graph bound to it is still open, so
  * closing the set early is safe. A graph compiled without a set gets a private one, closed with it (and shared
  * with its copies). Thread-safe.
+ *
+ * <p><b>Limits.</b> The bytes the set allocates are bounded by {@link Limits#weightBytes()} of the limits it was made
+ * with (the session's {@link CompileOptions#limits()}): a declaration or compile that would go over is a
+ * {@link dev.rlx.ir.limits.LimitExceededException} before anything is allocated or declared.
  */
 public final class WeightSet implements AutoCloseable {
     private final String name;
     private final Device device;
     private final DeviceAllocator allocator;
+    private final Limits limits;
     private final Map<String, Entry> entries = new LinkedHashMap<>();
     private int users; // open graphs bound to the set
     private boolean closed;
@@ -66,10 +72,11 @@ public final class WeightSet implements AutoCloseable {
         }
     }
 
-    WeightSet(String name, Device device, DeviceAllocator allocator) {
+    WeightSet(String name, Device device, DeviceAllocator allocator, Limits limits) {
         this.name = name;
         this.device = device;
         this.allocator = allocator;
+        this.limits = limits;
     }
 
     public String name() {
@@ -119,7 +126,23 @@ public final class WeightSet implements AutoCloseable {
      * @throws BindingException when it is there with another shape or dtype
      */
     public synchronized void declare(String weight, Shape shape) {
+        if (!entries.containsKey(weight)) {
+            checkNewBytes(CompiledGraph.bytesOf(shape), "weight '" + weight + "' " + shape);
+        }
         entryFor(weight, shape);
+    }
+
+    /** Throws when allocating {@code bytes} more (-1: overflowed) would take the set over its weight limit. */
+    private void checkNewBytes(long bytes, String what) {
+        long owned = 0;
+        for (Entry e : entries.values()) {
+            if (!e.external) {
+                owned += e.buffer.byteSize();
+            }
+        }
+        long total = bytes < 0 ? -1 : owned + bytes;
+        limits.check(Limits.Kind.WEIGHT_BYTES, what + " in weight set '" + name + "' (holding " + owned + " bytes)",
+                total < 0 ? -1 : total);
     }
 
     public void set(String weight, float[] data) { binding(weight).set(data); }
@@ -138,6 +161,7 @@ public final class WeightSet implements AutoCloseable {
     /** A tensor of the weight's dims, its dtype converted to the weight's (floats to floats, integers to integers). */
     public void set(String weight, Tensor t) {
         Binding b = binding(weight);
+        b.checkNotNull(t, "tensor");
         if (!t.shape().sameDims(b.shape)) {
             throw new BindingException("weight '" + weight + "' of set '" + name + "' is " + b.shape
                     + " but the tensor is " + t.shape());
@@ -170,9 +194,12 @@ public final class WeightSet implements AutoCloseable {
 
     /** Declares {@code weight} with {@code t}'s shape if it is not there, then sets it from {@code t}. */
     public void put(String weight, Tensor t) {
+        if (t == null) {
+            throw new BindingException("weight '" + weight + "' of set '" + name + "' was given a null tensor");
+        }
         synchronized (this) {
             if (!entries.containsKey(weight)) {
-                entryFor(weight, t.shape());
+                declare(weight, t.shape());
             }
         }
         set(weight, t);
@@ -245,6 +272,15 @@ public final class WeightSet implements AutoCloseable {
         if (closed) {
             throw new BindingException("weight set '" + name + "' is closed; graphs cannot be compiled against it");
         }
+        long fresh = 0; // bytes of the params the set lacks, checked before any is declared
+        for (Value v : g.params()) {
+            Op.Param p = (Op.Param) v.node().op();
+            if (!entries.containsKey(p.name())) {
+                long b = CompiledGraph.bytesOf(p.shape());
+                fresh = b < 0 || fresh < 0 ? -1 : fresh + b;
+            }
+        }
+        checkNewBytes(fresh, "the params of graph @" + g.name());
         Map<Value, Entry> bound = new IdentityHashMap<>();
         for (Value v : g.params()) {
             Op.Param p = (Op.Param) v.node().op();

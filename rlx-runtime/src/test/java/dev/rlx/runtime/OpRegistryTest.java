@@ -62,7 +62,7 @@ class OpRegistryTest {
         ops.define("a_op", WIDEN);
         Graph g = new Graph("g");
         Value x = g.input("x", Shape.of(DType.F32, 2));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        CustomOpException e = assertThrows(CustomOpException.class,
                 () -> ops.apply(g, "missing_op", Attrs.EMPTY, x));
         assertTrue(e.getMessage().contains("'missing_op'"), e.getMessage());
         assertTrue(e.getMessage().contains("[a_op, b_op]"), e.getMessage());

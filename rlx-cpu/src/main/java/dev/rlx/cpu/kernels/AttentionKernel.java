@@ -135,7 +135,7 @@ final class AttentionKernel implements Kernel, RangeTask {
         double sum = 0;
         for (int j = first; j <= last; j++) {
             long si = base + j - first;
-            double p = Math.exp(scratch.getAtIndex(JAVA_DOUBLE, si) - max);
+            double p = StrictMath.exp(scratch.getAtIndex(JAVA_DOUBLE, si) - max);
             scratch.setAtIndex(JAVA_DOUBLE, si, p);
             sum += p;
         }
@@ -150,7 +150,7 @@ final class AttentionKernel implements Kernel, RangeTask {
     private double score(long qo, long ko, long maskAt) {
         double s = scale * dot(qo, ko);
         if (softcap > 0) {
-            s = softcap * Math.tanh(s / softcap);
+            s = softcap * StrictMath.tanh(s / softcap);
         }
         if (mask.present()) {
             if (mask.drops(maskAt)) {

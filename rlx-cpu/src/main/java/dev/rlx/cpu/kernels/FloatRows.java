@@ -28,7 +28,7 @@ final class FloatRows {
             FloatVector y = FloatVector.fromMemorySegment(F, b, (bo + i) * 4, LE);
             acc = x.fma(y, acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD) + scalarDot(a, ao + bound, b, bo + bound, n - bound);
+        return VectorMath.sumLanes(acc) + scalarDot(a, ao + bound, b, bo + bound, n - bound);
     }
 
     static float scalarDot(MemorySegment a, long ao, MemorySegment b, long bo, int n) {

@@ -195,7 +195,7 @@ public final class NormKernels {
         /** With {@code y = exp(x - max)} written and summed: the scaled (or log) result. */
         private void finishRow(long s, int n, float max, double sum) {
             if (log) {
-                RowsF32.affine(x, s, y, s, n, max, 1f, 1f, (float) -Math.log(sum));
+                RowsF32.affine(x, s, y, s, n, max, 1f, 1f, (float) -StrictMath.log(sum));
             } else {
                 FloatRows.scale(y, s, (float) (1 / sum), n);
             }
@@ -209,14 +209,14 @@ public final class NormKernels {
             }
             double sum = 0;
             for (int j = 0; j < n; j++) {
-                sum += Math.exp(Elements.getDouble(x, s + j * step, t) - max);
+                sum += StrictMath.exp(Elements.getDouble(x, s + j * step, t) - max);
             }
-            double logSum = Math.log(sum);
+            double logSum = StrictMath.log(sum);
             double inv = 1 / sum;
             for (int j = 0; j < n; j++) {
                 long i = s + j * step;
                 double v = Elements.getDouble(x, i, t) - max;
-                Elements.setDouble(y, i, t, log ? v - logSum : Math.exp(v) * inv);
+                Elements.setDouble(y, i, t, log ? v - logSum : StrictMath.exp(v) * inv);
             }
         }
     }

@@ -264,14 +264,14 @@ final class PagedAttentionKernel implements Kernel, RangeTask {
         }
         long ao = (long) r * headDim;
         if (blockMax > s.max[r]) {
-            double correction = Math.exp(s.max[r] - blockMax); // 0 on the first block
+            double correction = StrictMath.exp(s.max[r] - blockMax); // 0 on the first block
             s.sum[r] *= correction;
             FloatRows.scale(s.accRows, ao, (float) correction, headDim);
             s.max[r] = blockMax;
         }
         double m = s.max[r];
         for (int j = 0; j < visible; j++) {
-            double p = Math.exp(s.scores[j] - m);
+            double p = StrictMath.exp(s.scores[j] - m);
             s.sum[r] += p;
             FloatRows.axpy((float) p, s.valRows, (long) j * headDim, 1, s.accRows, ao, 1, headDim);
         }

@@ -21,6 +21,26 @@ final class RowsF32 {
 
     private static final VectorSpecies<Float> F = VectorMath.F;
     private static final int W = F.length();
+    /**
+     * Lane indices {@code i ^ h} for h = W/2, W/4, ..., 1: {@code t.add(idx.selectFrom(t, t))} over these sums a
+     * vector in a fixed tree, the same bits compiled or not ({@code reduceLanes(ADD)} adds in a tree once C2
+     * compiles it and in lane order before). Inline at each use: a helper C2 does not inline boxes the vector.
+     */
+    private static final FloatVector[] HALVING = halving();
+
+    private static FloatVector[] halving() {
+        int steps = Integer.numberOfTrailingZeros(W);
+        FloatVector[] out = new FloatVector[steps];
+        for (int s = 0; s < steps; s++) {
+            int h = W >> (s + 1);
+            float[] idx = new float[W];
+            for (int i = 0; i < W; i++) {
+                idx[i] = i ^ h;
+            }
+            out[s] = FloatVector.fromArray(F, idx, 0);
+        }
+        return out;
+    }
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     /**
      * Elements summed in float lanes before the partial sum moves to double (a multiple of any lane count):
@@ -59,7 +79,7 @@ final class RowsF32 {
             for (; j < bound; j += W) {
                 acc = acc.add(FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).sub(shift));
             }
-            float part = acc.reduceLanes(VectorOperators.ADD);
+            float part = VectorMath.sumLanes(acc);
             for (; j < end; j++) {
                 part += x.getAtIndex(JAVA_FLOAT, xo + j) - shift;
             }
@@ -88,7 +108,7 @@ final class RowsF32 {
                 FloatVector d = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE).sub(mean);
                 acc = d.fma(d, acc);
             }
-            float part = acc.reduceLanes(VectorOperators.ADD);
+            float part = VectorMath.sumLanes(acc);
             for (; j < end; j++) {
                 float d = x.getAtIndex(JAVA_FLOAT, xo + j) - mean;
                 part += d * d;
@@ -124,7 +144,11 @@ final class RowsF32 {
                 e.intoMemorySegment(y, (yo + j) * 4, LE);
                 acc = acc.add(e);
             }
-            float part = acc.reduceLanes(VectorOperators.ADD);
+            FloatVector t = acc;
+            for (FloatVector idx : HALVING) {
+                t = t.add(idx.selectFrom(t, t));
+            }
+            float part = t.lane(0);
             for (; j < end; j++) {
                 float e = VectorMath.expNonPositive(x.getAtIndex(JAVA_FLOAT, xo + j) - shift);
                 y.setAtIndex(JAVA_FLOAT, yo + j, e);
@@ -160,7 +184,11 @@ final class RowsF32 {
                 FloatVector u = FloatVector.fromMemorySegment(F, x, (next + j) * 4, LE);
                 max = max.blend(u, max.compare(VectorOperators.LT, u));
             }
-            float part = acc.reduceLanes(VectorOperators.ADD);
+            FloatVector t = acc;
+            for (FloatVector idx : HALVING) {
+                t = t.add(idx.selectFrom(t, t));
+            }
+            float part = t.lane(0);
             for (; j < end; j++) {
                 float e = VectorMath.expNonPositive(x.getAtIndex(JAVA_FLOAT, xo + j) - shift);
                 y.setAtIndex(JAVA_FLOAT, yo + j, e);
@@ -210,7 +238,7 @@ final class RowsF32 {
                 }
                 acc = acc.add(FloatVector.fromMemorySegment(F, x, (next + j) * 4, LE).sub(nextShift));
             }
-            float part = acc.reduceLanes(VectorOperators.ADD);
+            float part = VectorMath.sumLanes(acc);
             for (; j < end; j++) {
                 part += x.getAtIndex(JAVA_FLOAT, next + j) - nextShift;
             }
@@ -249,7 +277,7 @@ final class RowsF32 {
                 FloatVector u = FloatVector.fromMemorySegment(F, x, (next + j) * 4, LE);
                 acc = u.fma(u, acc);
             }
-            float part = acc.add(acc2).reduceLanes(VectorOperators.ADD);
+            float part = VectorMath.sumLanes(acc.add(acc2));
             for (; j < end; j++) {
                 float u = x.getAtIndex(JAVA_FLOAT, next + j);
                 part += u * u;

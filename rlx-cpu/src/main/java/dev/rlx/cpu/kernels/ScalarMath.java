@@ -41,7 +41,7 @@ public final class ScalarMath {
         for (int k = 60; k >= 1; k--) {
             f = a + (k / 2.0) / f;
         }
-        double erfc = Math.exp(-a * a) * INV_SQRT_PI / f;
+        double erfc = StrictMath.exp(-a * a) * INV_SQRT_PI / f;
         return Math.copySign(1 - erfc, x);
     }
 
@@ -49,22 +49,22 @@ public final class ScalarMath {
         return switch (k) {
             case RELU -> x > 0 ? x : (Double.isNaN(x) ? x : 0.0);
             case GELU -> 0.5 * x * (1 + erf(x / Math.sqrt(2)));
-            case GELU_TANH -> 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x)));
-            case SILU -> x / (1 + Math.exp(-x));
-            case SIGMOID -> 1 / (1 + Math.exp(-x));
-            case TANH -> Math.tanh(x);
-            case EXP -> Math.exp(x);
-            case LOG -> Math.log(x);
+            case GELU_TANH -> 0.5 * x * (1 + StrictMath.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x)));
+            case SILU -> x / (1 + StrictMath.exp(-x));
+            case SIGMOID -> 1 / (1 + StrictMath.exp(-x));
+            case TANH -> StrictMath.tanh(x);
+            case EXP -> StrictMath.exp(x);
+            case LOG -> StrictMath.log(x);
             case SQRT -> Math.sqrt(x);
             case RSQRT -> 1 / Math.sqrt(x);
             case RECIPROCAL -> 1 / x;
             case NEG -> -x;
             case ABS -> Math.abs(x);
             case SIGN -> Math.signum(x);
-            case SIN -> Math.sin(x);
-            case COS -> Math.cos(x);
-            case TAN -> Math.tan(x);
-            case ATAN -> Math.atan(x);
+            case SIN -> StrictMath.sin(x);
+            case COS -> StrictMath.cos(x);
+            case TAN -> StrictMath.tan(x);
+            case ATAN -> StrictMath.atan(x);
             case ERF -> erf(x);
             case ROUND -> Math.rint(x);
             case FLOOR -> Math.floor(x);
@@ -91,7 +91,7 @@ public final class ScalarMath {
             case SUB -> a - b;
             case MUL -> a * b;
             case DIV -> a / b;
-            case POW -> Math.pow(a, b);
+            case POW -> StrictMath.pow(a, b);
             case MAX -> Math.max(a, b);
             case MIN -> Math.min(a, b);
             case MOD -> {

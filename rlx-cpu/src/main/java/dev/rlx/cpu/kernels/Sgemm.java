@@ -354,7 +354,7 @@ final class Sgemm {
                 acc = FloatVector.fromMemorySegment(F, a.seg(), (xo + p) * 4, LE)
                         .fma(FloatVector.fromMemorySegment(F, bt.seg(), (bo + p) * 4, LE), acc);
             }
-            float s = acc.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+            float s = VectorMath.sumLanes(acc);
             for (; p < k; p++) {
                 s = Math.fma(a.seg().getAtIndex(JAVA_FLOAT, xo + p), bt.seg().getAtIndex(JAVA_FLOAT, bo + p), s);
             }

@@ -41,8 +41,8 @@ final class Twiddles {
         long rem = 4 * r - q * n;
         boolean fold = 2 * rem > n;
         double phi = Math.PI / 2 * (double) (fold ? n - rem : rem) / n;
-        double c = fold ? Math.sin(phi) : Math.cos(phi);
-        double s = fold ? Math.cos(phi) : Math.sin(phi);
+        double c = fold ? StrictMath.sin(phi) : StrictMath.cos(phi);
+        double s = fold ? StrictMath.cos(phi) : StrictMath.sin(phi);
         // cos and sin of the full angle, rotating (c, s) by q quarter turns; W = cos - i sin
         double cos = switch ((int) q) {
             case 0 -> c;

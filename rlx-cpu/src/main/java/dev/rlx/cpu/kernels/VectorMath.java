@@ -67,9 +67,24 @@ public final class VectorMath {
         return p.fma(twoK, twoK).blend(0f, under);
     }
 
-    /** The scalar twin of {@link #expNonPositive}. */
+    /**
+     * The scalar twin of {@link #expNonPositive}: the same FMAs on one lane, so a row's tail gets the bits its
+     * vector body would give, and no library exp whose result may change with the JIT tier.
+     */
     public static float expNonPositive(float x) {
-        return x < EXP_MIN ? 0f : (float) Math.exp(x);
+        if (x < EXP_MIN) {
+            return 0f;
+        }
+        float k = Math.fma(x, LOG2E, ROUND) - ROUND;
+        float r = Math.fma(k, -LN2_HI, x);
+        r = Math.fma(k, -LN2_LO, r);
+        float p = Math.fma(r, Q4, Q3);
+        p = Math.fma(p, r, Q2);
+        p = Math.fma(p, r, Q1);
+        p = Math.fma(p, r, Q0);
+        p = Math.fma(p, r * r, r);
+        float twoK = Float.intBitsToFloat(((int) k + 127) << 23);
+        return Math.fma(p, twoK, twoK);
     }
 
     // Abramowitz & Stegun 7.1.26: |error| <= 1.5e-7 over the whole line.
@@ -84,7 +99,7 @@ public final class VectorMath {
     public static float erf(float x) {
         float a = Math.abs(x);
         float t = 1f / (1f + P * a);
-        float y = 1f - (((((A5 * t + A4) * t) + A3) * t + A2) * t + A1) * t * (float) Math.exp(-a * a);
+        float y = 1f - (((((A5 * t + A4) * t) + A3) * t + A2) * t + A1) * t * (float) StrictMath.exp(-a * a);
         return Math.copySign(y, x);
     }
 
@@ -112,7 +127,7 @@ public final class VectorMath {
 
     /** tanh-approximate GELU. */
     public static float geluTanh(float x) {
-        return 0.5f * x * (1f + (float) Math.tanh(SQRT_2_OVER_PI * (x + 0.044715f * x * x * x)));
+        return 0.5f * x * (1f + (float) StrictMath.tanh(SQRT_2_OVER_PI * (x + 0.044715f * x * x * x)));
     }
 
     public static FloatVector geluTanh(FloatVector x) {
@@ -124,6 +139,43 @@ public final class VectorMath {
         return x.div(x.neg().lanewise(VectorOperators.EXP).add(1f));
     }
 
+    /**
+     * The lanes of {@code v} added in lane order (0, 1, 2, ...). {@code reduceLanes(ADD)} leaves the order open:
+     * C2's intrinsic adds in a tree while the Java fallback (interpreter, C1, {@code -Xint}) adds in order, so
+     * a sum changed in its last bits once the JIT compiled the kernel. Lane extraction is exact in both.
+     */
+    public static float sumLanes(FloatVector v) {
+        // Small methods with constant lane indices, so C2 inlines them and extracts each lane in a register; a
+        // call it does not inline makes the vector a heap object (an allocation per call).
+        return switch (v.length()) {
+            case 16 -> sum16(v);
+            case 8 -> sum8(v);
+            case 4 -> sum4(v);
+            default -> sumAny(v);
+        };
+    }
+
+    private static float sum16(FloatVector v) {
+        return v.lane(0) + v.lane(1) + v.lane(2) + v.lane(3) + v.lane(4) + v.lane(5) + v.lane(6) + v.lane(7)
+                + v.lane(8) + v.lane(9) + v.lane(10) + v.lane(11) + v.lane(12) + v.lane(13) + v.lane(14) + v.lane(15);
+    }
+
+    private static float sum8(FloatVector v) {
+        return v.lane(0) + v.lane(1) + v.lane(2) + v.lane(3) + v.lane(4) + v.lane(5) + v.lane(6) + v.lane(7);
+    }
+
+    private static float sum4(FloatVector v) {
+        return v.lane(0) + v.lane(1) + v.lane(2) + v.lane(3);
+    }
+
+    private static float sumAny(FloatVector v) {
+        float s = v.lane(0);
+        for (int i = 1; i < v.length(); i++) {
+            s += v.lane(i);
+        }
+        return s;
+    }
+
     /** -1, 0 or 1 by sign; zeros (keeping their sign) and NaN pass through. */
     public static FloatVector sign(FloatVector v) {
         return FloatVector.zero(F).blend(1f, v.compare(VectorOperators.GT, 0f))
@@ -132,7 +184,7 @@ public final class VectorMath {
     }
 
     public static float sigmoid(float x) {
-        return 1f / (1f + (float) Math.exp(-x));
+        return 1f / (1f + (float) StrictMath.exp(-x));
     }
 
     public static FloatVector sigmoid(FloatVector x) {

@@ -1,5 +1,6 @@
 package dev.rlx.llm.kv;
 
+import dev.rlx.ir.limits.Limits;
 import dev.rlx.ir.quant.BlockFormat;
 import dev.rlx.llm.kv.KvCacheException.Reason;
 import java.lang.foreign.MemorySegment;
@@ -42,11 +43,26 @@ public final class PagedKvCache implements AutoCloseable {
     private boolean closed;
 
     /**
-     * Allocates the pools (and creates or opens the spill file) for {@code config}.
+     * Allocates the pools (and creates or opens the spill file) for {@code config}, within
+     * {@link Limits#defaults()}.
      *
      * @throws KvCacheException ({@code SPILL_*}) when the spill file is missing, foreign, truncated or locked
+     * @throws dev.rlx.ir.limits.LimitExceededException when the pools would take more than
+     *     {@link Limits#kvCacheBytes()}
      */
     public PagedKvCache(KvCacheConfig config) {
+        this(config, Limits.defaults());
+    }
+
+    /**
+     * Allocates the pools for {@code config} after checking that its RAM (the RAM pools and the per-block
+     * bookkeeping; spilled blocks are in the file) is within {@code limits.kvCacheBytes()}, before allocating.
+     */
+    public PagedKvCache(KvCacheConfig config, Limits limits) {
+        limits.check(Limits.Kind.KV_CACHE_BYTES, String.format(Locale.ROOT,
+                "a KV cache of %d blocks (%d in RAM) of %d tokens x %d kv heads x %d values over %d layers",
+                config.numBlocks(), config.ramBlocks(), config.tokensPerBlock(), config.kvHeads(), config.headDim(),
+                config.layers()), ramBytes(config));
         this.config = config;
         this.tpb = config.tokensPerBlock();
         this.kvHeads = config.kvHeads();
@@ -63,6 +79,16 @@ public final class PagedKvCache implements AutoCloseable {
         }
         allocator = new BlockAllocator(config.numBlocks());
         pools = new KvPools(config);
+    }
+
+    /** RAM the cache takes: its RAM pools and about 32 bytes of bookkeeping per block; -1 when that overflows. */
+    static long ramBytes(KvCacheConfig config) {
+        try {
+            return Math.addExact(Math.multiplyExact((long) config.ramBlocks(), config.blockBytesAllLayers()),
+                    32L * config.numBlocks());
+        } catch (ArithmeticException e) {
+            return -1;
+        }
     }
 
     public KvCacheConfig config() {
@@ -82,7 +108,8 @@ public final class PagedKvCache implements AutoCloseable {
 
     /**
      * Starts an empty sequence whose block table has room for {@code expectedTokens}, so appends up to that
-     * length never touch the heap (beyond it the table doubles).
+     * length never touch the heap (beyond it the table doubles). A hint: the table never gets more entries than
+     * the cache has blocks, however many tokens are expected.
      *
      * @throws KvCacheException ({@code BAD_SEQUENCE}) when a live sequence already has this id
      */
@@ -90,7 +117,8 @@ public final class PagedKvCache implements AutoCloseable {
         requireOpen();
         requireCount(expectedTokens);
         requireUnusedId(id);
-        KvSequence s = new KvSequence(id, this, new int[Math.max(1, (expectedTokens + tpb - 1) / tpb)], 0, 0);
+        long blocks = Math.min(config.numBlocks(), ((long) expectedTokens + tpb - 1) / tpb); // no int overflow
+        KvSequence s = new KvSequence(id, this, new int[(int) Math.max(1, blocks)], 0, 0);
         live.put(id, s);
         return s;
     }

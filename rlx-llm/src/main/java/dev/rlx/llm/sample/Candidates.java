@@ -33,7 +33,7 @@ public final class Candidates {
     /** Candidates for a vocabulary of up to {@code capacity} tokens, initially empty. */
     public Candidates(int capacity) {
         if (capacity < 1) {
-            throw new IllegalArgumentException("capacity must be >= 1 but is " + capacity);
+            throw new SamplingException("capacity", -1, "capacity must be >= 1 but is " + capacity);
         }
         ids = new int[capacity];
         logits = new float[capacity];
@@ -52,12 +52,12 @@ public final class Candidates {
      * Refills with token ids {@code 0..n-1} and {@code logits} ({@code n = logits.length}), unsorted, nothing
      * selected. Allocates nothing.
      *
-     * @throws IllegalArgumentException if {@code n} exceeds the capacity or a logit is NaN
+     * @throws SamplingException if {@code n} exceeds the capacity or a logit is NaN
      */
     public void reset(float[] logits) {
         int n = logits.length;
         if (n > ids.length) {
-            throw new IllegalArgumentException("logits has " + n + " entries but the capacity is " + ids.length);
+            throw new SamplingException("logits", -1, "logits has " + n + " entries but the capacity is " + ids.length);
         }
         requireNoNaN(logits);
         System.arraycopy(logits, 0, this.logits, 0, n);
@@ -79,15 +79,15 @@ public final class Candidates {
      * {@code reset(logits)} followed by {@code topK(k)} leaves, without copying the vocabulary. A size-k heap
      * reads the logits once, O(n log k); the NaN check rides along.
      *
-     * @throws IllegalArgumentException if {@code logits} exceeds the capacity, {@code k < 1} or a logit is NaN
+     * @throws SamplingException if {@code logits} exceeds the capacity, {@code k < 1} or a logit is NaN
      */
     public void resetTop(float[] logits, int k) {
         int n = logits.length;
         if (n > ids.length) {
-            throw new IllegalArgumentException("logits has " + n + " entries but the capacity is " + ids.length);
+            throw new SamplingException("logits", -1, "logits has " + n + " entries but the capacity is " + ids.length);
         }
         if (k < 1) {
-            throw new IllegalArgumentException("k must be >= 1 but is " + k);
+            throw new SamplingException("k", -1, "k must be >= 1 but is " + k);
         }
         k = Math.min(k, n);
         if (identity == null) {
@@ -113,7 +113,7 @@ public final class Candidates {
     static void requireNoNaN(float[] logits) {
         for (int i = 0; i < logits.length; i++) {
             if (logits[i] != logits[i]) {
-                throw new IllegalArgumentException("logits[" + i + "] is NaN");
+                throw new SamplingException("logits", i, "logits[" + i + "] is NaN");
             }
         }
     }
@@ -152,7 +152,7 @@ public final class Candidates {
     /** The token id of the selected candidate. */
     public int selectedToken() {
         if (selected < 0) {
-            throw new IllegalStateException("no candidate is selected (the chain needs a selecting sampler: dist, "
+            throw new SamplingException("samplers", -1, "no candidate is selected (the chain needs a selecting sampler: dist, "
                     + "greedy or mirostat)");
         }
         return ids[selected];
@@ -172,7 +172,7 @@ public final class Candidates {
     /** Keeps the first {@code n} candidates. */
     public void truncate(int n) {
         if (n < 0 || n > size) {
-            throw new IllegalArgumentException("cannot truncate " + size + " candidates to " + n);
+            throw new SamplingException("n", -1, "cannot truncate " + size + " candidates to " + n);
         }
         size = n;
     }

@@ -32,8 +32,12 @@ final class Dist implements Sampler {
         }
         float max = c.sorted ? c.logits[0] : c.maxLogit();
         if (Float.isInfinite(max)) {
-            throw new IllegalStateException("dist: " + (max > 0 ? "a logit is +inf" : "every logit is -inf")
-                    + "; no distribution to draw from");
+            int at = -1; // the token id of the first +inf logit
+            for (int i = 0; i < n && max > 0 && at < 0; i++) {
+                at = c.logits[i] == Float.POSITIVE_INFINITY ? c.ids[i] : -1;
+            }
+            throw new SamplingException("logits", at, "dist: " + (max > 0 ? "logit of token " + at + " is +inf"
+                    : "every logit is -inf") + "; no distribution to draw from");
         }
         float[] p = c.p;
         float[] l = c.logits;

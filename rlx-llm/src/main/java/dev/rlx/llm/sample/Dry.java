@@ -56,7 +56,7 @@ final class Dry implements Sampler {
         List<int[]> list = new ArrayList<>();
         for (int[] b : breakers) {
             if (b.length == 0) {
-                throw new IllegalArgumentException("dry: a sequence breaker is empty");
+                throw new SamplingException("sequenceBreakers", -1, "dry: a sequence breaker is empty");
             }
             list.add(b.clone());
         }

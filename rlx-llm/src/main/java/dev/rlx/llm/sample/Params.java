@@ -6,21 +6,21 @@ final class Params {
 
     static float notNaN(String sampler, String name, float v) {
         if (Float.isNaN(v)) {
-            throw new IllegalArgumentException(sampler + ": " + name + " is NaN");
+            throw new SamplingException(name, -1, sampler + ": " + name + " is NaN");
         }
         return v;
     }
 
     static float finite(String sampler, String name, float v) {
         if (!Float.isFinite(v)) {
-            throw new IllegalArgumentException(sampler + ": " + name + " must be finite but is " + v);
+            throw new SamplingException(name, -1, sampler + ": " + name + " must be finite but is " + v);
         }
         return v;
     }
 
     static int atLeast(String sampler, String name, int v, int min) {
         if (v < min) {
-            throw new IllegalArgumentException(sampler + ": " + name + " must be >= " + min + " but is " + v);
+            throw new SamplingException(name, -1, sampler + ": " + name + " must be >= " + min + " but is " + v);
         }
         return v;
     }

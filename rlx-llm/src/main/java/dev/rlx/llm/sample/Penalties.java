@@ -31,7 +31,7 @@ final class Penalties implements Sampler {
             return;
         }
         if (token < 0) {
-            throw new IllegalArgumentException("penalties: token id " + token + " is negative");
+            throw new SamplingException("token", -1, "penalties: token id " + token + " is negative");
         }
         if (token >= counts.length) {
             counts = Arrays.copyOf(counts, Math.max(token + 1, 2 * counts.length));

@@ -51,10 +51,10 @@ public record SampleOpts(long seed, int minKeep, int topK, float topP, float min
     public SampleOpts {
         Seeds.check(seed);
         if (mirostat < 0 || mirostat > 2) {
-            throw new IllegalArgumentException("mirostat must be 0 (off), 1 or 2 but is " + mirostat);
+            throw new SamplingException("mirostat", -1, "mirostat must be 0 (off), 1 or 2 but is " + mirostat);
         }
         if (dryPenaltyLastN < 0) {
-            throw new IllegalArgumentException("dryPenaltyLastN must be >= 0 (a window of tokens; 0 = off) but is "
+            throw new SamplingException("dryPenaltyLastN", -1, "dryPenaltyLastN must be >= 0 (a window of tokens; 0 = off) but is "
                     + dryPenaltyLastN);
         }
         Params.atLeast("SampleOpts", "minKeep", minKeep, 0);
@@ -72,7 +72,7 @@ public record SampleOpts(long seed, int minKeep, int topK, float topP, float min
         drySequenceBreakers = drySequenceBreakers.stream().map(List::copyOf).toList();
         for (List<Integer> b : drySequenceBreakers) {
             if (b.isEmpty()) {
-                throw new IllegalArgumentException("SampleOpts: drySequenceBreakers holds an empty sequence");
+                throw new SamplingException("drySequenceBreakers", -1, "SampleOpts: drySequenceBreakers holds an empty sequence");
             }
         }
     }

@@ -45,10 +45,14 @@ public final class SamplerChain {
     /**
      * Samples one token from {@code logits} (token ids are indices), then accepts it.
      *
-     * @throws IllegalStateException if no sampler selected a token (the chain lacks dist, greedy or mirostat)
-     * @throws IllegalArgumentException if a logit is NaN
+     * @throws SamplingException if no sampler selected a token (the chain lacks dist, greedy or mirostat)
+     * @throws SamplingException if {@code logits} is null or empty, or a logit is NaN (naming its index)
      */
     public int sample(float[] logits) {
+        if (logits == null || logits.length == 0) {
+            throw new SamplingException("logits", -1, "logits is " + (logits == null ? "null" : "empty")
+                    + ": there is no token to sample");
+        }
         if (candidates == null || candidates.capacity() < logits.length) {
             candidates = new Candidates(Math.max(1, logits.length));
         }

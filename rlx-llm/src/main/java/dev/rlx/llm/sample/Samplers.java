@@ -9,7 +9,7 @@ import java.util.List;
  * {@link #RANDOM_SEED} draws a random one at construction and on every {@code reset}), so a given seed gives
  * the same tokens on every run.
  *
- * @throws IllegalArgumentException from every factory when a parameter is NaN or out of range, naming it
+ * @throws SamplingException from every factory when a parameter is NaN or out of range, naming it
  */
 public final class Samplers {
     private Samplers() {}
@@ -99,7 +99,7 @@ public final class Samplers {
     public static Sampler dry(float multiplier, float base, int allowedLength, int penaltyLastN,
                               List<int[]> sequenceBreakers) {
         if (penaltyLastN == -1) {
-            throw new IllegalArgumentException("dry: penaltyLastN -1 means the context size; pass it with "
+            throw new SamplingException("penaltyLastN", -1, "dry: penaltyLastN -1 means the context size; pass it with "
                     + "dry(contextSize, multiplier, base, allowedLength, penaltyLastN, sequenceBreakers)");
         }
         return new Dry(Integer.MAX_VALUE, multiplier, base, allowedLength, penaltyLastN, sequenceBreakers);

@@ -8,7 +8,7 @@ final class Seeds {
 
     static long check(long seed) {
         if (seed < 0 || seed > 0xFFFFFFFFL) {
-            throw new IllegalArgumentException("seed must be an unsigned 32-bit value (0 to 4294967295; "
+            throw new SamplingException("seed", -1, "seed must be an unsigned 32-bit value (0 to 4294967295; "
                     + "Samplers.RANDOM_SEED for a random one) but is " + seed);
         }
         return seed;

@@ -135,7 +135,7 @@ class SamplerChainTest {
     @Test
     void sample_withoutASelectingSampler_throws() {
         SamplerChain c = SamplerChain.builder().add(Samplers.topK(2)).build();
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> c.sample(new float[] {1f, 2f}));
+        SamplingException e = assertThrows(SamplingException.class, () -> c.sample(new float[] {1f, 2f}));
         assertTrue(e.getMessage().contains("dist"), e.getMessage());
     }
 
@@ -155,13 +155,13 @@ class SamplerChainTest {
 
     @Test
     void sampleOpts_badFieldsRejectedByName() {
-        assertThrows(IllegalArgumentException.class, () -> SampleOpts.defaults().toBuilder().mirostat(3).build());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        assertThrows(SamplingException.class, () -> SampleOpts.defaults().toBuilder().mirostat(3).build());
+        SamplingException e = assertThrows(SamplingException.class,
                 () -> SampleOpts.defaults().toBuilder().topP(Float.NaN).build());
         assertTrue(e.getMessage().contains("topP"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> SampleOpts.defaults().toBuilder().seed(-5).build());
+        e = assertThrows(SamplingException.class, () -> SampleOpts.defaults().toBuilder().seed(-5).build());
         assertTrue(e.getMessage().contains("seed"), e.getMessage());
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(SamplingException.class,
                 () -> SampleOpts.defaults().toBuilder().drySequenceBreakers(List.of(List.of())).build());
     }
 

@@ -97,9 +97,9 @@ class SamplersTest {
     @Test
     void dist_allNegativeInfinityOrAnyPositiveInfinity_throws() {
         Candidates c = Candidates.fromLogits(new float[] {Float.NEGATIVE_INFINITY, Float.NEGATIVE_INFINITY});
-        assertThrows(IllegalStateException.class, () -> Samplers.dist(1).apply(c));
+        assertThrows(SamplingException.class, () -> Samplers.dist(1).apply(c));
         Candidates d = Candidates.fromLogits(new float[] {0f, Float.POSITIVE_INFINITY});
-        assertThrows(IllegalStateException.class, () -> Samplers.dist(1).apply(d));
+        assertThrows(SamplingException.class, () -> Samplers.dist(1).apply(d));
     }
 
     // ---------------------------------------------------------------- truncation
@@ -376,7 +376,7 @@ class SamplersTest {
     }
 
     private static void rejects(String mention, Executable call) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
+        SamplingException e = assertThrows(SamplingException.class, call);
         assertTrue(e.getMessage().contains(mention), () -> "message should name " + mention + ": " + e.getMessage());
     }
 
@@ -391,10 +391,10 @@ class SamplersTest {
         assertEquals(1, c.id(1));
         assertFalse(c.isSorted());
         assertEquals(-1, c.selected());
-        assertThrows(IllegalArgumentException.class, () -> c.reset(new float[] {0f, Float.NaN}));
-        assertThrows(IllegalArgumentException.class, () -> c.reset(new float[4]));
+        assertThrows(SamplingException.class, () -> c.reset(new float[] {0f, Float.NaN}));
+        assertThrows(SamplingException.class, () -> c.reset(new float[4]));
         assertThrows(IndexOutOfBoundsException.class, () -> c.id(2));
-        assertThrows(IllegalStateException.class, c::selectedToken);
+        assertThrows(SamplingException.class, c::selectedToken);
     }
 
     @Test
@@ -412,9 +412,9 @@ class SamplersTest {
             assertEquals(-1, b.selected());
         }
         Candidates c = new Candidates(3);
-        assertThrows(IllegalArgumentException.class, () -> c.resetTop(new float[] {1f, Float.NaN, 0f}, 1));
-        assertThrows(IllegalArgumentException.class, () -> c.resetTop(new float[4], 1));
-        assertThrows(IllegalArgumentException.class, () -> c.resetTop(new float[2], 0));
+        assertThrows(SamplingException.class, () -> c.resetTop(new float[] {1f, Float.NaN, 0f}, 1));
+        assertThrows(SamplingException.class, () -> c.resetTop(new float[4], 1));
+        assertThrows(SamplingException.class, () -> c.resetTop(new float[2], 0));
     }
 
     @Test
