@@ -1,0 +1,55 @@
+// Scans along one axis: one thread per line (outer o, inner n) walks the axis in order.
+// ARGMAX / ARGMIN: the I64 index of the extreme (ties to the smaller index, the first NaN wins).
+// CUMSUM: prefix sums (EXCLUSIVE starts from 0, REVERSE walks from the end) accumulated in ACC.
+// Macros: A_* and OUT_* types, ACC, one of ARGMAX / ARGMIN / CUMSUM, REVERSE_INDEX(j, len).
+// Arguments: i[0] lines (outer x inner), i[1] axis length, i[2] inner. ptr[0] out, ptr[1] in.
+KERNEL {
+    uint64_t line = linearIndex();
+    if (line >= (uint64_t) (uint) ARG(0)) {
+        return;
+    }
+    int len = ARG(1), inner = ARG(2);
+    int o = (int) (line / (uint) inner);
+    int n = (int) (line % (uint) inner);
+    int64_t base = (int64_t) o * len * inner + n;
+#if defined(ARGMAX) || defined(ARGMIN)
+    A_C best = A_LOAD(BUF(A_S, 1)[base]);
+    int at = 0;
+    for (int i = 1; i < len; i++) {
+        A_C x = A_LOAD(BUF(A_S, 1)[base + (int64_t) i * inner]);
+        if (rlxIsNan(best)) {
+            break;
+        }
+#ifdef ARGMAX
+        if (rlxIsNan(x) || x > best) {
+#else
+        if (rlxIsNan(x) || x < best) {
+#endif
+            best = x;
+            at = i;
+        }
+    }
+    BUF(int64_t, 0)[line] = (int64_t) at;
+#else
+    ACC acc = ACC(0);
+    ACC lost = ACC(0);
+    for (int j = 0; j < len; j++) {
+        int i = REVERSE_INDEX(j, len);
+        ACC x = ACC(A_LOAD(BUF(A_S, 1)[base + (int64_t) i * inner]));
+#ifdef EXCLUSIVE
+        BUF(OUT_S, 0)[base + (int64_t) i * inner] = OUT_STORE(OUT_C(acc));
+#endif
+#ifdef COMPENSATED
+        ACC y = x - lost;
+        ACC t = acc + y;
+        lost = (t - acc) - y;
+        acc = t;
+#else
+        acc += x;
+#endif
+#ifndef EXCLUSIVE
+        BUF(OUT_S, 0)[base + (int64_t) i * inner] = OUT_STORE(OUT_C(acc));
+#endif
+    }
+#endif
+}
