@@ -75,7 +75,7 @@ class KernelCompileTest {
         Path nvcc = NvccCompiler.find();
         Assumptions.assumeTrue(nvcc != null, "no nvcc on PATH or in /usr/local/cuda/bin");
         List<KernelSource> all = found.variants();
-        int batch = 48;
+        int batch = 120;
         List<Future<String>> results = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(4,
                 Runtime.getRuntime().availableProcessors())));

@@ -32,7 +32,9 @@ KERNEL {
     BUF(int64_t, 0)[line] = (int64_t) at;
 #else
     ACC acc = ACC(0);
+#ifdef COMPENSATED
     ACC lost = ACC(0);
+#endif
     for (int j = 0; j < len; j++) {
         int i = REVERSE_INDEX(j, len);
         ACC x = ACC(A_LOAD(BUF(A_S, 1)[base + (int64_t) i * inner]));
