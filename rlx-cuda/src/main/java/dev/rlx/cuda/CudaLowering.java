@@ -463,7 +463,7 @@ final class CudaLowering {
             case I8 -> "-128";
             case I16 -> "-32768";
             case I32 -> "(-2147483647 - 1)";
-            case I64 -> "((int64_t) (1ull << 63))";
+            case I64 -> "((i64) (1ull << 63))";
             default -> acc + "(0)";
         };
     }
@@ -475,7 +475,7 @@ final class CudaLowering {
             case I8 -> "127";
             case I16 -> "32767";
             case I32 -> "2147483647";
-            case I64 -> "((int64_t) 9223372036854775807l)";
+            case I64 -> "((i64) 9223372036854775807l)";
             case U8 -> "255u";
             case U32 -> "4294967295u";
             default -> "1u";

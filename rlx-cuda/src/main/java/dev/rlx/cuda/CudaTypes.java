@@ -18,15 +18,15 @@ final class CudaTypes {
         return switch (t) {
             case F32 -> new CType("float", "float", "LOAD_SAME", "LOAD_SAME");
             case F64 -> new CType("double", "double", "LOAD_SAME", "LOAD_SAME");
-            case F16 -> new CType("uint16_t", "float", "LOAD_F16", "STORE_F16");
-            case BF16 -> new CType("uint16_t", "float", "LOAD_BF16", "STORE_BF16");
-            case I8 -> new CType("int8_t", "int", "LOAD_SMALL_INT", "STORE_I8");
-            case I16 -> new CType("int16_t", "int", "LOAD_SMALL_INT", "STORE_I16");
+            case F16 -> new CType("u16", "float", "LOAD_F16", "STORE_F16");
+            case BF16 -> new CType("u16", "float", "LOAD_BF16", "STORE_BF16");
+            case I8 -> new CType("i8", "int", "LOAD_SMALL_INT", "STORE_I8");
+            case I16 -> new CType("i16", "int", "LOAD_SMALL_INT", "STORE_I16");
             case I32 -> new CType("int", "int", "LOAD_SAME", "LOAD_SAME");
-            case I64 -> new CType("int64_t", "int64_t", "LOAD_SAME", "LOAD_SAME");
-            case U8 -> new CType("uint8_t", "uint", "LOAD_SMALL_UINT", "STORE_U8");
+            case I64 -> new CType("i64", "i64", "LOAD_SAME", "LOAD_SAME");
+            case U8 -> new CType("u8", "uint", "LOAD_SMALL_UINT", "STORE_U8");
             case U32 -> new CType("uint", "uint", "LOAD_SAME", "LOAD_SAME");
-            case BOOL -> new CType("uint8_t", "uint", "LOAD_SMALL_UINT", "STORE_BOOL");
+            case BOOL -> new CType("u8", "uint", "LOAD_SMALL_UINT", "STORE_BOOL");
             case C64 -> throw new CudaException("CUDA: no c64 kernels");
         };
     }
@@ -48,10 +48,10 @@ final class CudaTypes {
     /** The storage type of raw copies of {@code bytes}-wide elements. */
     static String rawType(int bytes) {
         return switch (bytes) {
-            case 1 -> "uint8_t";
-            case 2 -> "uint16_t";
+            case 1 -> "u8";
+            case 2 -> "u16";
             case 4 -> "uint";
-            case 8 -> "uint64_t";
+            case 8 -> "u64";
             default -> throw new CudaException("CUDA: no " + bytes + "-byte element type");
         };
     }

@@ -4,19 +4,19 @@
 // Macros: A_* and OUT_* types, ACC, one of ARGMAX / ARGMIN / CUMSUM, REVERSE_INDEX(j, len).
 // Arguments: i[0] lines (outer x inner), i[1] axis length, i[2] inner. ptr[0] out, ptr[1] in.
 KERNEL {
-    uint64_t line = linearIndex();
-    if (line >= (uint64_t) (uint) ARG(0)) {
+    u64 line = linearIndex();
+    if (line >= (u64) (uint) ARG(0)) {
         return;
     }
     int len = ARG(1), inner = ARG(2);
     int o = (int) (line / (uint) inner);
     int n = (int) (line % (uint) inner);
-    int64_t base = (int64_t) o * len * inner + n;
+    i64 base = (i64) o * len * inner + n;
 #if defined(ARGMAX) || defined(ARGMIN)
     A_C best = A_LOAD(BUF(A_S, 1)[base]);
     int at = 0;
     for (int i = 1; i < len; i++) {
-        A_C x = A_LOAD(BUF(A_S, 1)[base + (int64_t) i * inner]);
+        A_C x = A_LOAD(BUF(A_S, 1)[base + (i64) i * inner]);
         if (rlxIsNan(best)) {
             break;
         }
@@ -29,7 +29,7 @@ KERNEL {
             at = i;
         }
     }
-    BUF(int64_t, 0)[line] = (int64_t) at;
+    BUF(i64, 0)[line] = (i64) at;
 #else
     ACC acc = ACC(0);
 #ifdef COMPENSATED
@@ -37,9 +37,9 @@ KERNEL {
 #endif
     for (int j = 0; j < len; j++) {
         int i = REVERSE_INDEX(j, len);
-        ACC x = ACC(A_LOAD(BUF(A_S, 1)[base + (int64_t) i * inner]));
+        ACC x = ACC(A_LOAD(BUF(A_S, 1)[base + (i64) i * inner]));
 #ifdef EXCLUSIVE
-        BUF(OUT_S, 0)[base + (int64_t) i * inner] = OUT_STORE(OUT_C(acc));
+        BUF(OUT_S, 0)[base + (i64) i * inner] = OUT_STORE(OUT_C(acc));
 #endif
 #ifdef COMPENSATED
         ACC y = x - lost;
@@ -50,7 +50,7 @@ KERNEL {
         acc += x;
 #endif
 #ifndef EXCLUSIVE
-        BUF(OUT_S, 0)[base + (int64_t) i * inner] = OUT_STORE(OUT_C(acc));
+        BUF(OUT_S, 0)[base + (i64) i * inner] = OUT_STORE(OUT_C(acc));
 #endif
     }
 #endif

@@ -3,23 +3,24 @@
 //
 // Every kernel takes one by-value argument block: the operand addresses (ptr) and the integer arguments (i) its
 // Java side wrote, as Vulkan's argument blocks. Each operand's element type comes from macros defined per variant:
-//   <X>_S     the storage type (float, uint16_t for f16 and bf16 bits, int8_t, uint8_t for bool, ...)
-//   <X>_C     the type arithmetic is done in (float, double, int, uint, int64_t)
+//   <X>_S     the storage type (float, u16 for f16 and bf16 bits, i8, u8 for bool, ...)
+//   <X>_C     the type arithmetic is done in (float, double, int, uint, i64)
 //   <X>_LOAD  storage -> compute conversion, <X>_STORE compute -> storage
 #ifndef RLX_COMMON_CUH
 #define RLX_COMMON_CUH
 
-// The same types as glibc's <stdint.h> (nvcc includes it; NVRTC has none), so both compilers accept them.
-typedef signed char int8_t;
-typedef unsigned char uint8_t;
-typedef short int16_t;
-typedef unsigned short uint16_t;
+// Fixed-width types under names of RLX's own: nvcc includes <stdint.h> and NVRTC has none, so the standard names
+// could clash with one compiler's or be missing in the other's.
+typedef signed char i8;
+typedef unsigned char u8;
+typedef short i16;
+typedef unsigned short u16;
 typedef unsigned int uint;
-typedef long int64_t;
-typedef unsigned long uint64_t;
+typedef long i64;
+typedef unsigned long u64;
 
 struct Args {
-    uint64_t ptr[8];
+    u64 ptr[8];
     int i[72];
 };
 
@@ -30,29 +31,29 @@ struct Args {
 
 // Threads per block of the 1-d kernels (CudaLowering launches them so).
 #define LOCAL 128
-#define linearIndex() ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x)
+#define linearIndex() ((u64) blockIdx.x * blockDim.x + threadIdx.x)
 
 #define KERNEL extern "C" __global__ void KERNEL_NAME(const Args args)
 
-__device__ __forceinline__ float rlxHalfToFloat(uint16_t h) {
+__device__ __forceinline__ float rlxHalfToFloat(u16 h) {
     float f;
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
     return f;
 }
 
-__device__ __forceinline__ uint16_t rlxFloatToHalf(float f) {
-    uint16_t h;
+__device__ __forceinline__ u16 rlxFloatToHalf(float f) {
+    u16 h;
     asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
     return h;
 }
 
 // Round to nearest even, as the CPU's f32 -> bf16 conversion (NaN stays a quiet NaN).
-__device__ __forceinline__ uint16_t rlxBf16Bits(float f) {
+__device__ __forceinline__ u16 rlxBf16Bits(float f) {
     uint u = __float_as_uint(f);
     if (f != f) {
-        return (uint16_t) ((u >> 16) | 0x40u);
+        return (u16) ((u >> 16) | 0x40u);
     }
-    return (uint16_t) ((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+    return (u16) ((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 
 // Conversions between storage and compute types.
@@ -63,9 +64,9 @@ __device__ __forceinline__ uint16_t rlxBf16Bits(float f) {
 #define STORE_BF16(x) rlxBf16Bits(x)
 #define LOAD_SMALL_INT(x) ((int) (x))
 #define LOAD_SMALL_UINT(x) ((uint) (x))
-#define STORE_I8(x) ((int8_t) (x))
-#define STORE_I16(x) ((int16_t) (x))
-#define STORE_U8(x) ((uint8_t) (x))
-#define STORE_BOOL(x) ((uint8_t) ((x) != 0 ? 1 : 0))
+#define STORE_I8(x) ((i8) (x))
+#define STORE_I16(x) ((i16) (x))
+#define STORE_U8(x) ((u8) (x))
+#define STORE_BOOL(x) ((u8) ((x) != 0 ? 1 : 0))
 
 #endif

@@ -21,8 +21,8 @@ __device__ static inline int tap(int o, int stride, int pad, int kk, int dil, in
 }
 
 KERNEL {
-    uint64_t idx = linearIndex();
-    if (idx >= (uint64_t) (uint) ARG(0)) {
+    u64 idx = linearIndex();
+    if (idx >= (u64) (uint) ARG(0)) {
         return;
     }
     int cin = ARG(2), cout = ARG(3), groups = ARG(4);
@@ -45,11 +45,11 @@ KERNEL {
 #endif
     for (int c = 0; c < cpg; c++) {
         int ci = g * cpg + c;
-        int64_t xBase = (int64_t) (b * cin + ci) * insx * insy * insz;
+        i64 xBase = (i64) (b * cin + ci) * insx * insy * insz;
 #ifndef TRANSPOSED
-        int64_t wBase = (int64_t) (co * cpg + c) * kx_ * ky_ * kz_;
+        i64 wBase = (i64) (co * cpg + c) * kx_ * ky_ * kz_;
 #else
-        int64_t wBase = (int64_t) (ci * opg + (co - g * opg)) * kx_ * ky_ * kz_;
+        i64 wBase = (i64) (ci * opg + (co - g * opg)) * kx_ * ky_ * kz_;
 #endif
         for (int kx = 0; kx < kx_; kx++) {
             int px = tap(ox, ARG(15), ARG(18), kx, ARG(21), insx);

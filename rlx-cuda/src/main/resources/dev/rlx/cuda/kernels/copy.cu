@@ -4,20 +4,20 @@
 // Arguments: i[0] n, i[1] rank, i[2..9] dims, i[10..17] input strides, i[18..25] output strides,
 // i[26] input base, i[27] output base (elements). ptr[0] out, ptr[1] in.
 KERNEL {
-    uint64_t idx = linearIndex();
-    if (idx >= (uint64_t) (uint) ARG(0)) {
+    u64 idx = linearIndex();
+    if (idx >= (u64) (uint) ARG(0)) {
         return;
     }
     int rank = ARG(1);
     uint rem = (uint) idx;
-    int64_t src = ARG(26);
-    int64_t dst = ARG(27);
+    i64 src = ARG(26);
+    i64 dst = ARG(27);
     for (int d = rank - 1; d >= 0; d--) {
         uint dim = (uint) ARG(2 + d);
         int coord = (int) (rem % dim);
         rem /= dim;
-        src += (int64_t) coord * ARG(10 + d);
-        dst += (int64_t) coord * ARG(18 + d);
+        src += (i64) coord * ARG(10 + d);
+        dst += (i64) coord * ARG(18 + d);
     }
     BUF(T, 0)[dst] = BUF(T, 1)[src];
 }

@@ -3,8 +3,8 @@
 // Arguments: i[0] n, i[1] rank, i[2..9] output dims, i[10..17] / i[18..25] / i[26..33] element strides of
 // a / b / c per output dim (0 where the operand broadcasts). ptr[0] out, ptr[1..3] a, b, c.
 KERNEL {
-    uint64_t idx = linearIndex();
-    if (idx >= (uint64_t) (uint) ARG(0)) {
+    u64 idx = linearIndex();
+    if (idx >= (u64) (uint) ARG(0)) {
         return;
     }
     int rank = ARG(1);

@@ -4,8 +4,8 @@
 // Arguments: i[0] n, i[1] rank, i[2..9] output dims, then 8 element strides per operand from i[10] (up to
 // 7 operands: 66 of the block's 72 integers). ptr[0] out, ptr[1..7] operands.
 KERNEL {
-    uint64_t idx = linearIndex();
-    if (idx >= (uint64_t) (uint) ARG(0)) {
+    u64 idx = linearIndex();
+    if (idx >= (u64) (uint) ARG(0)) {
         return;
     }
     int rank = ARG(1);

@@ -3,8 +3,8 @@
 // Macros: T raw element type, I_S / I_C index type. Arguments: i[0] outputs, i[1] indices count,
 // i[2] inner size, i[3] axis size. ptr[0] out, ptr[1] data, ptr[2] indices.
 KERNEL {
-    uint64_t idx = linearIndex();
-    if (idx >= (uint64_t) (uint) ARG(0)) {
+    u64 idx = linearIndex();
+    if (idx >= (u64) (uint) ARG(0)) {
         return;
     }
     int nIdx = ARG(1), inner = ARG(2), axis = ARG(3);
@@ -12,7 +12,7 @@ KERNEL {
     int rest = (int) (idx / (uint) inner);
     int i = rest % nIdx;
     int o = rest / nIdx;
-    int64_t at = (int64_t) BUF(I_S, 2)[i];
+    i64 at = (i64) BUF(I_S, 2)[i];
     if (at < 0) {
         at += axis;
     }
@@ -20,5 +20,5 @@ KERNEL {
         BUF(T, 0)[idx] = T(0);
         return;
     }
-    BUF(T, 0)[idx] = BUF(T, 1)[((int64_t) o * axis + at) * inner + n];
+    BUF(T, 0)[idx] = BUF(T, 1)[((i64) o * axis + at) * inner + n];
 }

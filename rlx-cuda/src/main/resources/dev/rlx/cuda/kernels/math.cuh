@@ -12,7 +12,7 @@ __device__ inline bool rlxIsNan(float x) { return x != x; }
 __device__ inline bool rlxIsNan(double x) { return x != x; }
 __device__ inline bool rlxIsNan(int x) { return false; }
 __device__ inline bool rlxIsNan(uint x) { return false; }
-__device__ inline bool rlxIsNan(int64_t x) { return false; }
+__device__ inline bool rlxIsNan(i64 x) { return false; }
 
 RLX_F rlxMax(float a, float b) { return rlxIsNan(a) || rlxIsNan(b) ? a + b : fmaxf(a, b); }
 RLX_F rlxMin(float a, float b) { return rlxIsNan(a) || rlxIsNan(b) ? a + b : fminf(a, b); }
@@ -22,8 +22,8 @@ __device__ inline int rlxMax(int a, int b) { return a > b ? a : b; }
 __device__ inline int rlxMin(int a, int b) { return a < b ? a : b; }
 __device__ inline uint rlxMax(uint a, uint b) { return a > b ? a : b; }
 __device__ inline uint rlxMin(uint a, uint b) { return a < b ? a : b; }
-__device__ inline int64_t rlxMax(int64_t a, int64_t b) { return a > b ? a : b; }
-__device__ inline int64_t rlxMin(int64_t a, int64_t b) { return a < b ? a : b; }
+__device__ inline i64 rlxMax(i64 a, i64 b) { return a > b ? a : b; }
+__device__ inline i64 rlxMin(i64 a, i64 b) { return a < b ? a : b; }
 
 // Floored modulo, the sign of the divisor; integer b == 0 gives 0.
 RLX_F rlxMod(float a, float b) {
@@ -40,9 +40,9 @@ __device__ inline int rlxMod(int a, int b) {
     return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
 }
 __device__ inline uint rlxMod(uint a, uint b) { return b == 0u ? 0u : a % b; }
-__device__ inline int64_t rlxMod(int64_t a, int64_t b) {
+__device__ inline i64 rlxMod(i64 a, i64 b) {
     if (b == 0 || b == -1) return 0;
-    int64_t r = a % b;
+    i64 r = a % b;
     return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
 }
 
@@ -51,8 +51,8 @@ RLX_F rlxDiv(float a, float b) { return a / b; }
 RLX_D rlxDiv(double a, double b) { return a / b; }
 __device__ inline int rlxDiv(int a, int b) { return b == 0 ? 0 : (b == -1 ? (int) (0u - (uint) a) : a / b); }
 __device__ inline uint rlxDiv(uint a, uint b) { return b == 0u ? 0u : a / b; }
-__device__ inline int64_t rlxDiv(int64_t a, int64_t b) {
-    return b == 0 ? 0 : (b == -1 ? (int64_t) (0ull - (uint64_t) a) : a / b);
+__device__ inline i64 rlxDiv(i64 a, i64 b) {
+    return b == 0 ? 0 : (b == -1 ? (i64) (0ull - (u64) a) : a / b);
 }
 
 // pow as Java's Math.pow (CUDA's powf already follows C99 Annex F: x < 0 with integral y, y == 0).
@@ -64,9 +64,9 @@ __device__ inline int rlxPow(int x, int y) {
     while (y > 0) { if (y & 1) r *= x; x *= x; y >>= 1; }
     return r;
 }
-__device__ inline int64_t rlxPow(int64_t x, int64_t y) {
+__device__ inline i64 rlxPow(i64 x, i64 y) {
     if (y < 0) return x == 1 ? 1 : (x == -1 ? ((y & 1) ? -1 : 1) : 0);
-    int64_t r = 1;
+    i64 r = 1;
     while (y > 0) { if (y & 1) r *= x; x *= x; y >>= 1; }
     return r;
 }
@@ -106,11 +106,11 @@ RLX_F rlxSign(float x) { return rlxIsNan(x) ? x : (x > 0.0f ? 1.0f : (x < 0.0f ?
 RLX_D rlxSign(double x) { return rlxIsNan(x) ? x : (x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0)); }
 __device__ inline int rlxSign(int x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
 __device__ inline uint rlxSign(uint x) { return x == 0u ? 0u : 1u; }
-__device__ inline int64_t rlxSign(int64_t x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
+__device__ inline i64 rlxSign(i64 x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
 
 __device__ inline int rlxAbs(int x) { return x < 0 ? (int) (0u - (uint) x) : x; }
 __device__ inline uint rlxAbs(uint x) { return x; }
-__device__ inline int64_t rlxAbs(int64_t x) { return x < 0 ? (int64_t) (0ull - (uint64_t) x) : x; }
+__device__ inline i64 rlxAbs(i64 x) { return x < 0 ? (i64) (0ull - (u64) x) : x; }
 RLX_F rlxAbs(float x) { return fabsf(x); }
 RLX_D rlxAbs(double x) { return fabs(x); }
 
@@ -126,11 +126,11 @@ __device__ inline uint rlxToUint(float x, float hi) {
     if (x >= 4294967296.0f) return 4294967295u;
     return (uint) fminf(truncf(x), hi);
 }
-__device__ inline int64_t rlxToI64(float x) {
+__device__ inline i64 rlxToI64(float x) {
     if (rlxIsNan(x)) return 0;
     if (x >= 9223372036854775807.0f) return 9223372036854775807l;
-    if (x <= -9223372036854775808.0f) return (int64_t) (1ull << 63);
-    return (int64_t) x;
+    if (x <= -9223372036854775808.0f) return (i64) (1ull << 63);
+    return (i64) x;
 }
 __device__ inline int rlxToInt(double x, double lo, double hi) {
     if (rlxIsNan(x)) return 0;
@@ -140,11 +140,11 @@ __device__ inline uint rlxToUint(double x, double hi) {
     if (rlxIsNan(x) || x <= 0.0) return 0u;
     return (uint) fmin(trunc(x), hi);
 }
-__device__ inline int64_t rlxToI64(double x) {
+__device__ inline i64 rlxToI64(double x) {
     if (rlxIsNan(x)) return 0;
     if (x >= 9223372036854775807.0) return 9223372036854775807l;
-    if (x <= -9223372036854775808.0) return (int64_t) (1ull << 63);
-    return (int64_t) x;
+    if (x <= -9223372036854775808.0) return (i64) (1ull << 63);
+    return (i64) x;
 }
 
 // The lowest and highest values of each compute type (reduction starts).
@@ -153,13 +153,13 @@ template <> __device__ inline float rlxLowest<float>() { return __int_as_float(0
 template <> __device__ inline double rlxLowest<double>() { return __longlong_as_double((long long) 0xfff0000000000000ull); }
 template <> __device__ inline int rlxLowest<int>() { return -2147483647 - 1; }
 template <> __device__ inline uint rlxLowest<uint>() { return 0u; }
-template <> __device__ inline int64_t rlxLowest<int64_t>() { return (int64_t) (1ull << 63); }
+template <> __device__ inline i64 rlxLowest<i64>() { return (i64) (1ull << 63); }
 template <typename T> __device__ inline T rlxHighest();
 template <> __device__ inline float rlxHighest<float>() { return __int_as_float(0x7f800000); }
 template <> __device__ inline double rlxHighest<double>() { return __longlong_as_double(0x7ff0000000000000ll); }
 template <> __device__ inline int rlxHighest<int>() { return 2147483647; }
 template <> __device__ inline uint rlxHighest<uint>() { return 4294967295u; }
-template <> __device__ inline int64_t rlxHighest<int64_t>() { return 9223372036854775807l; }
+template <> __device__ inline i64 rlxHighest<i64>() { return 9223372036854775807l; }
 
 #undef RLX_F
 #undef RLX_D

@@ -11,16 +11,16 @@ KERNEL {
     __shared__ ACC tileB[16][16];
     int M = ARG(0), N = ARG(1), K = ARG(2);
     int batch = (int) blockIdx.z;
-    int64_t aOff = 0, bOff = 0;
+    i64 aOff = 0, bOff = 0;
     int rem = batch;
     for (int d = ARG(3) - 1; d >= 0; d--) {
         int dim = ARG(4 + d);
         int coord = rem % dim;
         rem /= dim;
-        aOff += (int64_t) coord * ARG(10 + d);
-        bOff += (int64_t) coord * ARG(16 + d);
+        aOff += (i64) coord * ARG(10 + d);
+        bOff += (i64) coord * ARG(16 + d);
     }
-    int64_t sam = ARG(22), sak = ARG(23), sbk = ARG(24), sbn = ARG(25);
+    i64 sam = ARG(22), sak = ARG(23), sbk = ARG(24), sbn = ARG(25);
     int tx = (int) threadIdx.x, ty = (int) threadIdx.y;
     int row = (int) blockIdx.y * TILE + ty;
     int col = (int) blockIdx.x * TILE + tx;
@@ -37,6 +37,6 @@ KERNEL {
         __syncthreads();
     }
     if (row < M && col < N) {
-        BUF(OUT_S, 0)[((int64_t) batch * M + row) * N + col] = OUT_STORE(OUT_C(acc));
+        BUF(OUT_S, 0)[((i64) batch * M + row) * N + col] = OUT_STORE(OUT_C(acc));
     }
 }

@@ -4,8 +4,8 @@
 // Arguments: i[0] outputs, i[1] N*C, i[2..4] input spatial, i[5..7] output spatial, i[8..10] kernel,
 // i[11..13] strides, i[14..16] begin pads, i[17..19] end pads, i[20..22] dilations. ptr[0] out, ptr[1] x.
 KERNEL {
-    uint64_t idx = linearIndex();
-    if (idx >= (uint64_t) (uint) ARG(0)) {
+    u64 idx = linearIndex();
+    if (idx >= (u64) (uint) ARG(0)) {
         return;
     }
     int insx = ARG(2), insy = ARG(3), insz = ARG(4);
@@ -14,7 +14,7 @@ KERNEL {
     int oz = r % outz; r /= outz;
     int oy = r % outy; r /= outy;
     int ox = r % outx; r /= outx;
-    int64_t base = (int64_t) r * insx * insy * insz;
+    i64 base = (i64) r * insx * insy * insz;
 #ifdef MAXPOOL
     ACC acc = rlxLowest<ACC>();
 #else

@@ -6,23 +6,23 @@
 // Arguments: i[0] outputs, i[1] kept rank, i[2..9] kept dims, i[10..17] input strides of kept dims,
 // i[18] reduced rank, i[19..26] reduced dims, i[27..34] input strides of reduced dims, i[35] reduced count.
 // ptr[0] out, ptr[1] in.
-__device__ static inline int64_t inputOffset(const Args& args, int64_t base, int j, int rr) {
-    int64_t off = base;
+__device__ static inline i64 inputOffset(const Args& args, i64 base, int j, int rr) {
+    i64 off = base;
     for (int d = rr - 1; d >= 0; d--) {
         int dim = ARG(19 + d);
-        off += (int64_t) (j % dim) * ARG(27 + d);
+        off += (i64) (j % dim) * ARG(27 + d);
         j /= dim;
     }
     return off;
 }
 
-__device__ static inline ACC fold(const Args& args, int64_t base, int first, int step, int count, int rr) {
+__device__ static inline ACC fold(const Args& args, i64 base, int first, int step, int count, int rr) {
     ACC acc = INIT;
 #ifdef COMPENSATED
     ACC lost = ACC(0);
 #endif
     for (int j = first; j < count; j += step) {
-        ACC x = ACC(A_LOAD(BUF(A_S, 1)[rr == 1 ? base + (int64_t) j * ARG(27) : inputOffset(args, base, j, rr)]));
+        ACC x = ACC(A_LOAD(BUF(A_S, 1)[rr == 1 ? base + (i64) j * ARG(27) : inputOffset(args, base, j, rr)]));
 #ifdef COMPENSATED
         ACC y = x - lost;
         ACC t = acc + y;
@@ -37,18 +37,18 @@ __device__ static inline ACC fold(const Args& args, int64_t base, int first, int
 
 KERNEL {
 #ifdef PARALLEL
-    uint64_t idx = blockIdx.x;
+    u64 idx = blockIdx.x;
 #else
-    uint64_t idx = linearIndex();
+    u64 idx = linearIndex();
 #endif
-    if (idx >= (uint64_t) (uint) ARG(0)) {
+    if (idx >= (u64) (uint) ARG(0)) {
         return;
     }
     uint rem = (uint) idx;
-    int64_t base = 0;
+    i64 base = 0;
     for (int d = ARG(1) - 1; d >= 0; d--) {
         uint dim = (uint) ARG(2 + d);
-        base += (int64_t) (rem % dim) * ARG(10 + d);
+        base += (i64) (rem % dim) * ARG(10 + d);
         rem /= dim;
     }
     int count = ARG(35);

@@ -5,16 +5,16 @@
 // Arguments: i[0] outputs, i[1] rank, i[2] axis, i[3..10] data dims, i[11..18] indices dims.
 // ptr[0] out, ptr[1] data, ptr[2] indices, ptr[3] updates.
 KERNEL {
-    uint64_t idx = linearIndex();
-    if (idx >= (uint64_t) (uint) ARG(0)) {
+    u64 idx = linearIndex();
+    if (idx >= (u64) (uint) ARG(0)) {
         return;
     }
     int rank = ARG(1), axis = ARG(2);
     ACC acc = ACC(A_LOAD(BUF(A_S, 1)[idx]));
     int rem = (int) idx;
-    int64_t qBase = 0;
-    int64_t qStride = 1;
-    int64_t axisStride = 1;
+    i64 qBase = 0;
+    i64 qStride = 1;
+    i64 axisStride = 1;
     int target = 0;
     bool reachable = true;
     for (int d = rank - 1; d >= 0; d--) {
@@ -37,8 +37,8 @@ KERNEL {
         int len = ARG(11 + axis);
         int axisDim = ARG(3 + axis);
         for (int j = 0; j < len; j++) {
-            int64_t q = qBase + j * axisStride;
-            int64_t at = (int64_t) BUF(I_S, 2)[q];
+            i64 q = qBase + j * axisStride;
+            i64 at = (i64) BUF(I_S, 2)[q];
             if (at < 0) {
                 at += axisDim;
             }

@@ -17,22 +17,22 @@ __device__ static inline bool before(A_C a, int ia, A_C b, int ib) {
 }
 
 KERNEL {
-    uint64_t line = linearIndex();
-    if (line >= (uint64_t) (uint) ARG(0)) {
+    u64 line = linearIndex();
+    if (line >= (u64) (uint) ARG(0)) {
         return;
     }
     int len = ARG(1), inner = ARG(2), k = ARG(3);
     int o = (int) (line / (uint) inner);
     int n = (int) (line % (uint) inner);
-    int64_t base = (int64_t) o * len * inner + n;
-    int64_t outBase = (int64_t) o * k * inner + n;
+    i64 base = (i64) o * len * inner + n;
+    i64 outBase = (i64) o * k * inner + n;
     A_C prev = A_C(0);
     int prevAt = -1;
     for (int r = 0; r < k; r++) {
         A_C best = A_C(0);
         int at = -1;
         for (int i = 0; i < len; i++) {
-            A_C x = A_LOAD(BUF(A_S, 2)[base + (int64_t) i * inner]);
+            A_C x = A_LOAD(BUF(A_S, 2)[base + (i64) i * inner]);
             if (prevAt >= 0 && !before(prev, prevAt, x, i)) {
                 continue;
             }
@@ -41,8 +41,8 @@ KERNEL {
                 at = i;
             }
         }
-        BUF(A_S, 0)[outBase + (int64_t) r * inner] = A_STORE(best);
-        BUF(int64_t, 1)[outBase + (int64_t) r * inner] = (int64_t) at;
+        BUF(A_S, 0)[outBase + (i64) r * inner] = A_STORE(best);
+        BUF(i64, 1)[outBase + (i64) r * inner] = (i64) at;
         prev = best;
         prevAt = at;
     }
