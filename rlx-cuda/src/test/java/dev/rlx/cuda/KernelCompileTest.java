@@ -50,6 +50,8 @@ class KernelCompileTest {
             files.add(k.file());
         }
         assertEquals(new HashSet<>(KernelSource.FILES), files, "kernel files the testkit reaches");
+        System.out.println("CUDA lowering of the testkit: " + found.cases() + " cases the backend takes, "
+                + found.variants().size() + " kernel variants, " + found.gemms() + " cuBLAS GEMMs");
     }
 
     @Test
