@@ -34,6 +34,9 @@ public final class CudaBackend implements Backend {
     private final Kernels kernels;
     private final CublasHandle cublas;
     private final boolean graphs;
+    /** The backend and each live executable: the kernels, cuBLAS and staging memory go when the last one closes. */
+    private final java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger(1);
+    private boolean closed;
 
     private CudaBackend(CudaContext ctx) {
         this.ctx = ctx;
@@ -132,18 +135,36 @@ public final class CudaBackend implements Backend {
 
     @Override
     public Executable compile(CompileRequest request) {
-        return new CudaExecutable(ctx, memory, kernels, cublas, request.graph(), request.plan(), request.params(),
-                graphs);
+        users.incrementAndGet();
+        try {
+            return new CudaExecutable(ctx, memory, kernels, cublas, request.graph(), request.plan(),
+                    request.params(), graphs, this::release);
+        } catch (RuntimeException e) {
+            release();
+            throw e;
+        }
     }
 
-    @Override
-    public void close() {
-        ctx.bind();
-        ctx.driver.cuCtxSynchronize();
-        if (cublas != null) {
-            cublas.close(memory);
+    /** Drops one user; the last one releases the modules, cuBLAS and the staging buffer. */
+    private void release() {
+        if (users.decrementAndGet() == 0) {
+            ctx.bind();
+            ctx.driver.cuCtxSynchronize();
+            if (cublas != null) {
+                cublas.close(memory);
+            }
+            kernels.close();
+            memory.close();
         }
-        kernels.close();
-        memory.close();
+    }
+
+    /** Waits for the device; what executables still use stays until the last of them closes (as the SPI asks). */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        release();
     }
 }

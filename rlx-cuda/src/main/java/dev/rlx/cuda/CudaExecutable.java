@@ -52,13 +52,15 @@ final class CudaExecutable implements Executable {
     private final MemorySegment[] params;
     private final MemorySegment[] scalars; // alpha then beta of each GEMM
     private final long stream;
+    private final Runnable onClose;
     private long graph;
     private long graphExec;
     private boolean closed;
 
     CudaExecutable(CudaContext ctx, CudaMemory memory, Kernels kernels, CublasHandle cublas, Graph g,
-                   MemoryPlan plan, Map<Value, DeviceBuffer> paramBuffers, boolean useGraph) {
+                   MemoryPlan plan, Map<Value, DeviceBuffer> paramBuffers, boolean useGraph, Runnable onClose) {
         this.ctx = ctx;
+        this.onClose = onClose;
         this.memory = memory;
         this.cublas = cublas;
         this.arena = (CudaBuffer) memory.allocate(plan.arenaBytes());
@@ -272,5 +274,6 @@ final class CudaExecutable implements Executable {
         memory.free(arena);
         memory.free(constants);
         nativeArgs.close();
+        onClose.run();
     }
 }
