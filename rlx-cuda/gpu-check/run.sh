@@ -32,6 +32,10 @@ if [ -d "$build/onnx-testdata/data/node" ]; then
 fi
 export RLX_CACHE_DIR=${RLX_CACHE_DIR:-/tmp/rlx-cache}
 (nvidia-smi || true) > "$out/nvidia-smi.txt" 2>&1
+# Where the libraries the backend binds are on this machine (it cannot fetch any: NVRTC and cuBLAS must be here).
+{ (ldconfig -p 2>/dev/null | grep -E 'libcuda\.so|libnvrtc|libcublas|libnvidia-ml') || true
+  timeout 30 find /usr /opt /lib /lib64 \( -name 'libnvrtc*.so*' -o -name 'libcublas*.so*' -o -name 'libcuda.so*' \) 2>/dev/null | head -40
+} > "$out/libraries.txt"
 "$build/jdk/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xmx24g \
     -cp "$build/lib/*" dev.rlx.cuda.GpuCheck "$out" "$@" 2>&1 | tee "$out/log.txt"
 exit "${PIPESTATUS[0]}"
