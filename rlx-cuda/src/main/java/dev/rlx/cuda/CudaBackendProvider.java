@@ -6,7 +6,8 @@ import dev.rlx.runtime.spi.BackendProvider;
 
 /**
  * Registers the CUDA backend with {@code ServiceLoader}; available where the driver loads, initialises and lists
- * a device, and NVRTC loads. Why not is {@link CudaProbe#reason()} ({@code CudaBackend.probe().describe()}).
+ * a device, and NVRTC loads. Why not is {@link CudaProbe#reason()}: in the session's error, and with the devices
+ * and libraries in {@code CudaBackend.probe().describe()}.
  */
 public final class CudaBackendProvider implements BackendProvider {
     @Override
@@ -20,6 +21,16 @@ public final class CudaBackendProvider implements BackendProvider {
             return CudaProbe.system().available();
         } catch (Throwable e) { // a probe must not throw
             return false;
+        }
+    }
+
+    @Override
+    public String unavailableReason() {
+        try {
+            CudaProbe p = CudaProbe.system();
+            return p.available() ? null : p.reason();
+        } catch (Throwable e) { // must not throw
+            return null;
         }
     }
 

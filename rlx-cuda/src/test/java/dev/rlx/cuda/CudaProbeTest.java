@@ -71,7 +71,8 @@ class CudaProbeTest {
             assertFalse(p.reason().isBlank());
             BackendUnavailableException e = assertThrows(BackendUnavailableException.class,
                     () -> BackendRegistry.global().create(Device.CUDA));
-            assertTrue(e.getMessage().contains("rlx-cuda"), e.getMessage());
+            assertTrue(e.getMessage().contains("rlx-cuda") && e.getMessage().contains(p.reason()), e.getMessage());
+            assertEquals(p.reason(), BackendRegistry.global().unavailableReason(Device.CUDA));
         } else {
             assertFalse(p.devices().isEmpty());
             assertTrue(p.devices().get(0).arch().matches("sm_\\d+"), p.describe());
