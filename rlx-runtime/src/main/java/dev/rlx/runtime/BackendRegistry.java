@@ -97,6 +97,25 @@ public final class BackendRegistry {
     }
 
     /**
+     * Why the discovered backend for {@code device} is unavailable, as its provider says; null when it is
+     * available, not discovered, or gives no reason.
+     */
+    public String unavailableReason(Device device) {
+        BackendProvider p;
+        synchronized (this) {
+            p = discovered.get(device);
+        }
+        if (p == null || isAvailable(device)) {
+            return null;
+        }
+        try {
+            return p.unavailableReason();
+        } catch (RuntimeException | LinkageError e) {
+            return null;
+        }
+    }
+
+    /**
      * A new backend for {@code device}.
      *
      * @throws BackendUnavailableException naming the device and the artifact to add when none is usable
@@ -117,8 +136,10 @@ public final class BackendRegistry {
                     + " (or register one with BackendRegistry.global().register). Available: " + Device.available());
         }
         if (!isAvailable(device)) {
+            String why = unavailableReason(device);
             throw new BackendUnavailableException(device, "the " + device.displayName() + " backend ("
-                    + device.artifact() + ") is on the class path but found no usable device or driver here");
+                    + device.artifact() + ") is on the class path but found no usable device or driver here"
+                    + (why == null ? "" : ": " + why));
         }
         return provider.create();
     }

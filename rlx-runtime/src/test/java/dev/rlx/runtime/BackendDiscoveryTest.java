@@ -32,7 +32,10 @@ class BackendDiscoveryTest {
         BackendUnavailableException e = assertThrows(BackendUnavailableException.class, () -> new Session(Device.ANE));
         assertEquals(Device.ANE, e.device());
         assertTrue(e.getMessage().contains("rlx-ane") && e.getMessage().contains("on the class path")
-                && e.getMessage().contains("no usable device or driver"), e.getMessage());
+                && e.getMessage().contains("no usable device or driver")
+                && e.getMessage().contains("no Neural Engine on this test machine"), e.getMessage());
+        assertEquals("no Neural Engine on this test machine", BackendRegistry.global().unavailableReason(Device.ANE));
+        assertEquals(null, BackendRegistry.global().unavailableReason(Device.OPENGL), "a probe that throws gives none");
     }
 
     @Test

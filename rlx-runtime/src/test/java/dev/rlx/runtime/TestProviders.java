@@ -45,6 +45,11 @@ public final class TestProviders {
         }
 
         @Override
+        public String unavailableReason() {
+            return "no Neural Engine on this test machine";
+        }
+
+        @Override
         public Backend create() {
             throw new AssertionError("create() of a backend whose probe failed");
         }

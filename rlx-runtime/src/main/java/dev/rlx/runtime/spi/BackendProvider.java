@@ -13,6 +13,14 @@ public interface BackendProvider {
     /** Whether the backend can run here (library loads, device found). Must not throw. */
     boolean isAvailable();
 
+    /**
+     * Why {@link #isAvailable} is false here (the library that did not load, the driver's error), for the error a
+     * session gets and for device listings; null when available or unknown. Must not throw.
+     */
+    default String unavailableReason() {
+        return null;
+    }
+
     /** A new backend instance; called once per {@code Session}. */
     Backend create();
 }
