@@ -54,7 +54,7 @@ final class GeneratorOps {
             if (x.rank() < 2) {
                 throw c.fail("input must have rank >= 2 but is %s", x.shape());
             }
-            long k = c.has(1) ? c.longs(1)[0] : 0;
+            long k = c.has(1) ? c.scalarLong(1) : 0;
             boolean upper = c.attrInt("upper", 1) != 0;
             int n = x.dim(x.rank() - 2);
             int m = x.dim(x.rank() - 1);
@@ -113,9 +113,9 @@ final class GeneratorOps {
     private static void range(NodeCtx c) {
         Tensor start = c.constant(0);
         DType t = start.dtype();
-        double s = start.getDouble(0);
-        double limit = c.constant(1).getDouble(0);
-        double delta = c.constant(2).getDouble(0);
+        double s = c.scalarDouble(0);
+        double limit = c.scalarDouble(1);
+        double delta = c.scalarDouble(2);
         if (delta == 0 || !Double.isFinite(s) || !Double.isFinite(limit) || !Double.isFinite(delta)) {
             throw c.fail("start %s, limit %s and delta %s must be finite with delta != 0", s, limit, delta);
         }
@@ -141,7 +141,7 @@ final class GeneratorOps {
 
     /** Generalised cosine window {@code a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N)}. */
     private static void window(NodeCtx c, double[] a) {
-        long size = c.longs(0)[0];
+        long size = c.scalarLong(0);
         if (size < 0 || size > MAX_ELEMENTS) {
             throw c.fail("window size %d is out of range", size);
         }

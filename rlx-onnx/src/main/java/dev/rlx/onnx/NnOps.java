@@ -113,6 +113,9 @@ final class NnOps {
         int[] pads = ConvGeometry.ints(c, "pads", 2 * sr, 0);
         int[] outPad = ConvGeometry.ints(c, "output_padding", sr, 0);
         long[] outShape = c.attrInts("output_shape", null);
+        if (outShape != null && outShape.length < sr) {
+            throw c.fail("output_shape %s has fewer than the %d spatial dims", Arrays.toString(outShape), sr);
+        }
         int[] head = new int[sr];
         int[] tail = new int[sr];
         int[] size = new int[sr];
@@ -123,6 +126,9 @@ final class NnOps {
                 long total = full - target;
                 boolean upper = auto.equals("SAME_UPPER");
                 long small = Math.floorDiv(total, 2);
+                if (target < 0 || Math.abs(total) > Integer.MAX_VALUE / 2) {
+                    throw c.fail("output size %d of spatial dim %d is out of range (the full output is %d)", target, i, full);
+                }
                 head[i] = (int) (upper ? small : total - small);
                 tail[i] = (int) (total - head[i]);
             } else if (auto.equals("VALID") || auto.equals("NOTSET")) {
