@@ -8,6 +8,7 @@ import dev.rlx.ir.RlxException;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.Tensor;
 import dev.rlx.ir.Value;
+import dev.rlx.ir.limits.LimitExceededException;
 import dev.rlx.ir.limits.Limits;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -224,6 +225,8 @@ final class Importer {
                 conv.convert(ctx);
             } catch (OnnxImportException | OnnxFormatException e) {
                 throw e;
+            } catch (LimitExceededException e) { // stays a limit error, naming the node once
+                throw e.what().contains(ctx.describe()) ? e : e.within(ctx.describe());
             } catch (RlxException e) {
                 throw new OnnxImportException(ctx.describe() + ": " + e.getMessage(), e);
             } catch (ArithmeticException | IllegalArgumentException | IndexOutOfBoundsException | NullPointerException

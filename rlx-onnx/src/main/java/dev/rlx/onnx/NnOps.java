@@ -137,10 +137,16 @@ final class NnOps {
             } else {
                 throw c.fail("auto_pad '%s' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID", auto);
             }
-            size[i] = (int) (full - head[i] - tail[i]);
-            if (size[i] < 0) {
-                throw c.fail("output size %d in spatial dim %d is negative", size[i], i);
+            long sz = full - head[i] - tail[i];
+            if (sz < 0 || sz > Integer.MAX_VALUE) {
+                throw c.fail("output size %d in spatial dim %d is out of range", sz, i);
             }
+            size[i] = (int) sz;
+            // The CPU kernel keeps an (output x kernel) tap map per spatial dim: bound it here, before compile.
+            long taps = Math.multiplyExact(Math.max(sz, full), (long) k[i]);
+            c.importer().limits().check(dev.rlx.ir.limits.Limits.Kind.TENSOR_BYTES, c.describe()
+                    + ": the tap map of spatial dim " + i + " (" + Math.max(sz, full) + " outputs x " + k[i]
+                    + " taps)", Math.multiplyExact(taps, 4L));
         }
         int group = (int) c.attrInt("group", 1);
         Value bias = c.has(2) ? c.in(2) : null;
