@@ -1,5 +1,7 @@
 package dev.rlx.ir;
 
+import dev.rlx.ir.limits.LimitExceededException;
+import dev.rlx.ir.limits.Limits;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -68,9 +70,22 @@ public final class GraphSerializer {
         }
     }
 
-    /** Reads a graph written by {@link #toBytes}. */
+    /** Reads a graph written by {@link #toBytes}, within {@link Limits#defaults()}. */
     public static Graph fromBytes(byte[] data) {
-        Reader r = new Reader(data);
+        return fromBytes(data, Limits.defaults());
+    }
+
+    /**
+     * Reads a graph written by {@link #toBytes}. Besides the format checks, the nodes of the graph and its
+     * subgraphs together are bounded by {@link Limits.Kind#GRAPH_NODES} (checked when a node count is read) and
+     * every value's size by {@link Limits.Kind#TENSOR_BYTES} (checked as each node is added), so one flipped bit
+     * in a dim cannot make the graph ask for tens of GB when it is compiled.
+     *
+     * @throws GraphFormatException when the bytes are malformed
+     * @throws LimitExceededException when the graph is larger than {@code limits} allow
+     */
+    public static Graph fromBytes(byte[] data, Limits limits) {
+        Reader r = new Reader(data, limits);
         for (int i = 0; i < MAGIC.length; i++) {
             if (r.u8("magic") != MAGIC[i]) {
                 throw new GraphFormatException(i, "not an RLX graph (bad magic)");
@@ -214,10 +229,13 @@ public final class GraphSerializer {
 
     private static final class Reader {
         private final byte[] data;
+        private final Limits limits;
         private int pos;
+        private long nodes; // of every graph read so far
 
-        Reader(byte[] data) {
+        Reader(byte[] data, Limits limits) {
             this.data = data;
+            this.limits = limits;
         }
 
         private void need(int n, String what) {
@@ -318,7 +336,10 @@ public final class GraphSerializer {
                 throw new GraphFormatException(at, e.getMessage(), e);
             }
             // Each node needs at least an op name length, an input count and a name flag.
+            int countAt = pos;
             int n = count("node", 9);
+            nodes += n;
+            limits.check(Limits.Kind.GRAPH_NODES, "serialized graph (node count at offset " + countAt + ")", nodes);
             for (int id = 0; id < n; id++) {
                 node(g, id, depth);
             }
@@ -357,13 +378,18 @@ public final class GraphSerializer {
                 in.add(ref(g, id, "input " + i + " of node %" + id));
             }
             String nodeName = bool("name flag of node %" + id) ? str("name of node %" + id) : null;
+            List<Value> outs;
             try {
-                List<Value> outs = g.apply(op, in);
+                outs = g.apply(op, in);
                 if (nodeName != null) {
                     g.name(outs.get(0), nodeName);
                 }
             } catch (RlxException | IllegalArgumentException e) {
                 throw new GraphFormatException(at, "node %" + id + ": " + e.getMessage(), e);
+            }
+            for (Value v : outs) {
+                limits.check(Limits.Kind.TENSOR_BYTES, "serialized graph node %" + id + " " + opName
+                        + " (offset " + at + ") output " + v.shape(), v.shape().byteSize());
             }
         }
 

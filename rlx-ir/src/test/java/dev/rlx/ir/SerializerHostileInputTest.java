@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.rlx.ir.limits.LimitExceededException;
+import dev.rlx.ir.limits.Limits;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.function.Consumer;
@@ -49,8 +51,11 @@ class SerializerHostileInputTest {
             assertTrue(e.getMessage().contains("offset " + e.offset()), e.getMessage());
             assertTrue(e.offset() >= 0 && e.offset() <= data.length, e.getMessage());
             return false;
+        } catch (LimitExceededException e) { // a mutated dim or count over the default limits: typed, named
+            assertTrue(e.asked() > e.limit(), e.getMessage());
+            return false;
         } catch (Throwable t) {
-            return fail("fromBytes must only throw GraphFormatException but threw " + t, t);
+            return fail("fromBytes must only throw GraphFormatException or LimitExceededException but threw " + t, t);
         }
         // Whatever was accepted is a well-formed graph: it prints, fingerprints and re-serializes.
         byte[] again = GraphSerializer.toBytes(g);
@@ -301,5 +306,61 @@ class SerializerHostileInputTest {
         Graph g = GraphSerializer.fromBytes(data);
         assertEquals(Shape.of(DType.F32, 1, 1), g.outputs().get(0).shape());
         assertEquals("s", g.node(2).name());
+    }
+
+    // ---------------------------------------------------------------- limits (issue 21)
+
+    /** A graph x[8, 1234] -> relu, serialized; dim 1234 is the only 0x000004D2 in it. */
+    private static byte[] smallGraphBytes() {
+        Graph g = new Graph("small");
+        g.setOutputs(g.relu(g.input("x", Shape.of(DType.F32, 8, 1234))));
+        return GraphSerializer.toBytes(g);
+    }
+
+    // Regression: one flipped bit (bit 30 of a dim) made a graph that asked for 34 GB when compiled; the
+    // reader accepted it.
+    @Example
+    void flippedBitInADim_refusedByTheTensorLimit() {
+        byte[] b = smallGraphBytes();
+        int at = -1;
+        for (int i = 0; i + 4 <= b.length; i++) {
+            if (b[i] == 0 && b[i + 1] == 0 && b[i + 2] == 4 && b[i + 3] == (byte) 0xD2) {
+                at = i;
+            }
+        }
+        assertTrue(at > 0, "dim 1234 not found");
+        b[at] |= 0x40;
+        Limits limits = Limits.builder().tensorBytes(1L << 30).build();
+        LimitExceededException e = org.junit.jupiter.api.Assertions.assertThrows(LimitExceededException.class,
+                () -> GraphSerializer.fromBytes(b, limits));
+        assertEquals(Limits.Kind.TENSOR_BYTES, e.kind());
+        assertEquals(4L * 8 * ((1L << 30) + 1234), e.asked());
+        assertTrue(e.getMessage().contains("node %0"), e.getMessage());
+    }
+
+    @Example
+    void nodeCountOverTheLimit_refusedBeforeReadingTheNodes() {
+        byte[] b = smallGraphBytes();
+        LimitExceededException e = org.junit.jupiter.api.Assertions.assertThrows(LimitExceededException.class,
+                () -> GraphSerializer.fromBytes(b, Limits.builder().graphNodes(1).build()));
+        assertEquals(Limits.Kind.GRAPH_NODES, e.kind());
+        assertEquals(2, e.asked());
+        assertEquals("small", GraphSerializer.fromBytes(b, Limits.builder().graphNodes(2).build()).name());
+    }
+
+    /** The tensor limit admits a graph exactly when its largest value fits. */
+    @Property(tries = 50)
+    void tensorLimit_admitsExactlyGraphsWhoseValuesFit(@ForAll @IntRange(min = 1, max = 50) int n,
+                                                       @ForAll @IntRange(min = 0, max = 250) int limit) {
+        Graph g = new Graph("p");
+        g.setOutputs(g.relu(g.input("x", Shape.of(DType.F32, n))));
+        byte[] b = GraphSerializer.toBytes(g);
+        Limits l = Limits.builder().tensorBytes(limit).build();
+        if (4L * n <= limit) {
+            assertEquals(g.toString(), GraphSerializer.fromBytes(b, l).toString());
+        } else {
+            assertEquals(4L * n, org.junit.jupiter.api.Assertions.assertThrows(LimitExceededException.class,
+                    () -> GraphSerializer.fromBytes(b, l)).asked());
+        }
     }
 }

@@ -44,7 +44,7 @@ final class ControlFlowOps {
             known = imp.tryStaticFrom(cond, MAX_IF_FOLD_ELEMENTS);
         }
         if (known != null) { // a branch known at import time is inlined
-            OnnxProto.Graph taken = known.getDouble(0) != 0 ? thenG : elseG;
+            OnnxProto.Graph taken = one(c, known, "the condition") != 0 ? thenG : elseG;
             c.out(imp.lowerBody(taken, new Scope(c.scope, c.g()), List.of(), "branch", c).toArray(Value[]::new));
             return;
         }
@@ -72,9 +72,10 @@ final class ControlFlowOps {
         for (int i = 0; i < nv; i++) {
             v.add(c.in(i + 2));
         }
-        boolean bounded = trip != null && Tensors.longs(trip)[0] <= MAX_UNROLL;
-        if (bounded && (cond != null || !c.has(1))) {
-            unroll(c, body, Tensors.longs(trip)[0], cond == null || cond.getDouble(0) != 0, v, scans);
+        long trips = trip == null ? -1 : (long) one(c, trip, "the trip count");
+        boolean running = cond == null || one(c, cond, "the condition") != 0;
+        if (trip != null && (cond != null || !c.has(1)) && imp.mayUnroll(trips)) {
+            imp.unrolling(trips, () -> unroll(c, body, trips, running, v, scans));
             return;
         }
         if (scans > 0) {
@@ -147,7 +148,7 @@ final class ControlFlowOps {
             if (next == null) {
                 throw c.unsupported("Loop(dynamic condition)", "the condition of iteration %d is not known at import time", i);
             }
-            go = next.getDouble(0) != 0;
+            go = one(c, next, "the condition of iteration " + i) != 0;
             v = new ArrayList<>(outs.subList(1, 1 + v.size()));
             for (int k = 0; k < scans; k++) {
                 scanned.get(k).add(Lower.unsqueeze(g, outs.get(1 + v.size() + k), 0));
@@ -259,6 +260,14 @@ final class ControlFlowOps {
             result.add(Lower.transpose(g, y, Lower.inverse(moveToFront(y.rank(), axis))));
         }
         return result;
+    }
+
+    /** The one value of {@code t}, which must have exactly one element. */
+    private static double one(NodeCtx c, Tensor t, String what) {
+        if (t.shape().elementCount() != 1) {
+            throw c.fail("%s must hold one value but is %s", what, t.shape());
+        }
+        return t.getDouble(0);
     }
 
     /** The permutation bringing {@code axis} to the front, the others in order. */

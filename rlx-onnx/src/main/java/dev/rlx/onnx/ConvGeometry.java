@@ -15,6 +15,10 @@ record ConvGeometry(int[] kernel, int[] strides, int[] dilations, int[] pads) {
      */
     static ConvGeometry of(NodeCtx c, int[] in, int[] kernel) {
         int sr = in.length;
+        if (sr == 0 || (kernel != null && kernel.length != sr)) {
+            throw c.fail("needs spatial dims: input has %d, kernel %s", sr,
+                    kernel == null ? "from kernel_shape" : Arrays.toString(kernel));
+        }
         int[] k = kernel != null ? kernel : req(c, "kernel_shape", sr);
         if (kernel != null && c.hasAttr("kernel_shape") && !Arrays.equals(kernel, req(c, "kernel_shape", sr))) {
             throw c.fail("kernel_shape %s disagrees with the weights' kernel %s",
@@ -38,6 +42,9 @@ record ConvGeometry(int[] kernel, int[] strides, int[] dilations, int[] pads) {
                 for (int i = 0; i < sr; i++) {
                     long out = (in[i] + (long) s[i] - 1) / s[i];
                     long total = Math.max(0, (out - 1) * s[i] + (long) (k[i] - 1) * d[i] + 1 - in[i]);
+                    if (total > Integer.MAX_VALUE / 2) {
+                        throw c.fail("%s padding of %d for spatial dim %d is out of range", auto, total, i);
+                    }
                     long small = total / 2;
                     p[i] = (int) (auto.equals("SAME_UPPER") ? small : total - small);
                     p[i + sr] = (int) (total - p[i]);
@@ -50,7 +57,7 @@ record ConvGeometry(int[] kernel, int[] strides, int[] dilations, int[] pads) {
 
     private static int[] req(NodeCtx c, String name, int n) {
         int[] v = ints(c, name, n, -1);
-        if (v[0] == -1 && !c.hasAttr(name)) {
+        if (!c.hasAttr(name)) {
             throw c.fail("needs the %s attribute", name);
         }
         return v;

@@ -26,14 +26,30 @@ final class EinsumOp {
         List<Value> in = c.ins();
         String[] sides = eq.split("->", -1);
         String[] terms = sides[0].split(",", -1);
+        if (eq.isEmpty()) {
+            throw c.fail("the equation attribute is empty or missing");
+        }
         if (terms.length != in.size() || sides.length > 2) {
             throw c.fail("equation '%s' does not fit %d operands", eq, in.size());
         }
+        for (int i = 0; i < sides.length; i++) {
+            for (String term : i == 0 ? terms : new String[] {sides[1]}) {
+                checkTerm(c, eq, term);
+            }
+        }
         int ell = 0; // broadcast dims the ellipsis stands for
         for (int i = 0; i < terms.length; i++) {
-            if (terms[i].contains("...")) {
-                ell = Math.max(ell, in.get(i).rank() - (terms[i].length() - 3));
+            int letters = terms[i].length() - (terms[i].contains("...") ? 3 : 0);
+            if (letters > in.get(i).rank() || (!terms[i].contains("...") && letters != in.get(i).rank())) {
+                throw c.fail("term '%s' of equation '%s' does not fit operand %d of rank %d", terms[i], eq, i,
+                        in.get(i).rank());
             }
+            if (terms[i].contains("...")) {
+                ell = Math.max(ell, in.get(i).rank() - letters);
+            }
+        }
+        if (ell > 26) {
+            throw c.fail("the ellipsis of equation '%s' stands for %d dims; at most 26 are supported", eq, ell);
         }
         String ellLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ".substring(0, Math.min(26, ell));
         List<String> ops = new ArrayList<>();
@@ -67,6 +83,17 @@ final class EinsumOp {
             summed[i] = out.length() + i;
         }
         c.out(summed.length == 0 ? prod : g.reduceSum(prod, false, summed));
+    }
+
+    /** A term is letters with at most one {@code ...}. */
+    private static void checkTerm(NodeCtx c, String eq, String term) {
+        String rest = term.replaceFirst("\\.\\.\\.", "");
+        for (int k = 0; k < rest.length(); k++) {
+            char ch = rest.charAt(k);
+            if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'))) {
+                throw c.fail("equation '%s': term '%s' holds '%c'; terms are letters and at most one '...'", eq, term, ch);
+            }
+        }
     }
 
     /** {@code x} (labelled by {@code letters}) as a tensor over {@code all}, size 1 where it lacks a letter. */

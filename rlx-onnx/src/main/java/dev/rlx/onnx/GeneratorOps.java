@@ -5,6 +5,7 @@ import dev.rlx.ir.Graph;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.Tensor;
 import dev.rlx.ir.Value;
+import dev.rlx.ir.limits.Limits;
 import java.util.Map;
 
 /** ONNX ops that make tensors from attributes or import-time values: Constant, Range, EyeLike, windows. */
@@ -40,6 +41,9 @@ final class GeneratorOps {
             long k = c.attrInt("k", 0);
             int n = x.dim(0);
             int m = x.dim(1);
+            if ((long) n * m > MAX_ELEMENTS) { // materialised here as doubles
+                throw c.fail("a %d x %d identity has more than %d elements", n, m, MAX_ELEMENTS);
+            }
             double[] v = new double[n * m];
             for (int i = 0; i < n; i++) {
                 long j = i + k;
@@ -54,7 +58,7 @@ final class GeneratorOps {
             if (x.rank() < 2) {
                 throw c.fail("input must have rank >= 2 but is %s", x.shape());
             }
-            long k = c.has(1) ? c.longs(1)[0] : 0;
+            long k = c.has(1) ? c.scalarLong(1) : 0;
             boolean upper = c.attrInt("upper", 1) != 0;
             int n = x.dim(x.rank() - 2);
             int m = x.dim(x.rank() - 1);
@@ -80,9 +84,7 @@ final class GeneratorOps {
             }
         }
         Shape s = Shape.of(t, dims);
-        if (s.elementCount() > MAX_ELEMENTS) {
-            throw c.fail("%s has more than %d elements", s, MAX_ELEMENTS);
-        }
+        c.importer().limits().check(Limits.Kind.TENSOR_BYTES, c.describe() + ": " + s, s.byteSize());
         return s;
     }
 
@@ -113,16 +115,18 @@ final class GeneratorOps {
     private static void range(NodeCtx c) {
         Tensor start = c.constant(0);
         DType t = start.dtype();
-        double s = start.getDouble(0);
-        double limit = c.constant(1).getDouble(0);
-        double delta = c.constant(2).getDouble(0);
+        double s = c.scalarDouble(0);
+        double limit = c.scalarDouble(1);
+        double delta = c.scalarDouble(2);
         if (delta == 0 || !Double.isFinite(s) || !Double.isFinite(limit) || !Double.isFinite(delta)) {
             throw c.fail("start %s, limit %s and delta %s must be finite with delta != 0", s, limit, delta);
         }
         double count = Math.max(0, Math.ceil((limit - s) / delta));
-        if (count > MAX_ELEMENTS) {
+        if (count > MAX_ELEMENTS) { // materialised here as doubles: a fixed cap besides the tensor limit
             throw c.fail("the range would have %s elements, more than %d", count, MAX_ELEMENTS);
         }
+        c.importer().limits().check(Limits.Kind.TENSOR_BYTES, c.describe() + ": the range of " + (long) count + " "
+                + t.label() + " elements", (long) count * t.byteSize());
         int n = (int) count;
         double[] v = new double[n];
         if (t == DType.F32) { // accumulate as ONNX's reference does, in the element type
@@ -141,7 +145,7 @@ final class GeneratorOps {
 
     /** Generalised cosine window {@code a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N)}. */
     private static void window(NodeCtx c, double[] a) {
-        long size = c.longs(0)[0];
+        long size = c.scalarLong(0);
         if (size < 0 || size > MAX_ELEMENTS) {
             throw c.fail("window size %d is out of range", size);
         }

@@ -8,9 +8,12 @@ import dev.rlx.ir.RlxException;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.Tensor;
 import dev.rlx.ir.Value;
+import dev.rlx.ir.limits.LimitExceededException;
+import dev.rlx.ir.limits.Limits;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,15 +30,23 @@ final class Importer {
     private final OnnxProto.Model model;
     private final Path modelDir;
     private final OnnxBinding binding;
+    private final Limits limits;
     private final int opset;
-    private final StaticEvaluator evaluator = new StaticEvaluator();
+    private final StaticEvaluator evaluator;
+    /** Nodes counted so far in each graph the import built into, and in all of them together. */
+    private final Map<Graph, Integer> counted = new IdentityHashMap<>();
+    private long nodes;
+    /** The product of the trip counts of the loops being unrolled around the node being lowered. */
+    private long unrolled = 1;
     private final Map<String, Tensor> weights = new LinkedHashMap<>();
     private final Map<String, Tensor> frozen = new LinkedHashMap<>();
     private final Map<String, Integer> symbols = new LinkedHashMap<>();
     private final Map<Value, Value> exactFloats = new HashMap<>();
     private Graph top;
 
-    Importer(OnnxProto.Model model, Path modelDir, OnnxBinding binding) {
+    Importer(OnnxProto.Model model, Path modelDir, OnnxBinding binding, Limits limits) {
+        this.limits = limits;
+        this.evaluator = new StaticEvaluator(limits);
         this.model = model;
         this.modelDir = modelDir;
         this.binding = binding;
@@ -51,8 +62,12 @@ final class Importer {
         }
         top = new Graph(gd.name().isBlank() ? "onnx" : gd.name());
         Scope scope = new Scope(null, top);
+        long weightBytes = 0;
         for (TensorDef t : gd.initializers()) {
             Tensor value = decode(t);
+            weightBytes += value.byteLength();
+            limits.check(Limits.Kind.WEIGHT_BYTES, "the initializers of graph '" + gd.name() + "' up to tensor '"
+                    + t.name() + "'", weightBytes);
             if (value.dtype().isFloat() && value.shape().elementCount() > PARAM_THRESHOLD) {
                 weights.put(t.name(), value);
                 scope.define(t.name(), top.param(t.name(), value.shape()));
@@ -121,7 +136,7 @@ final class Importer {
                     }
                 }
             }
-            return given;
+            return checkedInput(what, given);
         }
         if (!t.hasShape()) {
             throw new OnnxImportException(what + " has no declared shape; give it in the binding");
@@ -142,7 +157,54 @@ final class Importer {
                 dims[i] = (int) t.dims()[i];
             }
         }
-        return Shape.of(dt, dims);
+        return checkedInput(what, Shape.of(dt, dims));
+    }
+
+    private Shape checkedInput(String what, Shape s) {
+        limits.check(Limits.Kind.TENSOR_BYTES, what + " " + s, s.byteSize());
+        return s;
+    }
+
+    Limits limits() {
+        return limits;
+    }
+
+    /**
+     * Counts the nodes added to {@code g} since it was last counted, checks the total against
+     * {@link Limits.Kind#GRAPH_NODES} and each new value against {@link Limits.Kind#TENSOR_BYTES}.
+     */
+    private void account(Graph g, NodeCtx ctx) {
+        int from = counted.getOrDefault(g, 0);
+        int to = g.size();
+        nodes += to - from;
+        counted.put(g, to);
+        limits.check(Limits.Kind.GRAPH_NODES, ctx.describe() + ": the imported graphs (loops unrolled)", nodes);
+        for (int i = from; i < to; i++) {
+            for (Value v : g.node(i).outputs()) {
+                limits.check(Limits.Kind.TENSOR_BYTES, ctx.describe() + ": value " + v.shape(), v.shape().byteSize());
+            }
+        }
+    }
+
+    /**
+     * Whether a loop of {@code trips} iterations may be unrolled here: the iterations of it and of the loops
+     * being unrolled around it together are at most {@link ControlFlowOps#MAX_UNROLL} (a per-loop bound let two
+     * nested loops of 1024 unroll to a million bodies).
+     */
+    boolean mayUnroll(long trips) {
+        long t = Math.max(1, trips);
+        return t <= ControlFlowOps.MAX_UNROLL && unrolled * t <= ControlFlowOps.MAX_UNROLL;
+    }
+
+    /** Runs {@code body} (an unrolling of {@code trips} iterations) with them counted in {@link #mayUnroll}. */
+    void unrolling(long trips, Runnable body) {
+        long saved = unrolled;
+        unrolled = saved * Math.max(1, trips);
+        try {
+            body.run();
+        } finally {
+            unrolled = saved;
+        }
     }
 
     // ---------------------------------------------------------------- lowering
@@ -163,12 +225,15 @@ final class Importer {
                 conv.convert(ctx);
             } catch (OnnxImportException | OnnxFormatException e) {
                 throw e;
+            } catch (LimitExceededException e) { // stays a limit error, naming the node once
+                throw e.what().contains(ctx.describe()) ? e : e.within(ctx.describe());
             } catch (RlxException e) {
                 throw new OnnxImportException(ctx.describe() + ": " + e.getMessage(), e);
             } catch (ArithmeticException | IllegalArgumentException | IndexOutOfBoundsException | NullPointerException
                      | ClassCastException | UnsupportedOperationException e) {
                 throw new OnnxImportException(ctx.describe() + ": cannot import (" + e + ")", e);
             }
+            account(scope.graph, ctx);
             for (int i = 0; i < n.outputs().size(); i++) {
                 String name = n.outputs().get(i);
                 if (name.isEmpty()) {
@@ -223,7 +288,7 @@ final class Importer {
     }
 
     Tensor decode(TensorDef t) {
-        return TensorDecoder.decode(t, modelDir);
+        return TensorDecoder.decode(t, modelDir, limits);
     }
 
     /** The IR values a subgraph needs from {@code parent}: the free names it uses not known at import time. */

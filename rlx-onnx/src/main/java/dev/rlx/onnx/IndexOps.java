@@ -204,7 +204,7 @@ final class IndexOps {
     private static void oneHot(NodeCtx c) {
         Graph g = c.g();
         Value idx = c.in(0);
-        long depth = (long) c.constant(1).getDouble(0);
+        long depth = (long) c.scalarDouble(1);
         Value values = c.in(2);
         if (depth <= 0 || depth > GeneratorOps.MAX_ELEMENTS) {
             throw c.fail("depth %d is out of range", depth);

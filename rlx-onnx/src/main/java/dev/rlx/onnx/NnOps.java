@@ -114,6 +114,9 @@ final class NnOps {
         int[] pads = ConvGeometry.ints(c, "pads", 2 * sr, 0);
         int[] outPad = ConvGeometry.ints(c, "output_padding", sr, 0);
         long[] outShape = c.attrInts("output_shape", null);
+        if (outShape != null && outShape.length < sr) {
+            throw c.fail("output_shape %s has fewer than the %d spatial dims", Arrays.toString(outShape), sr);
+        }
         int[] head = new int[sr];
         int[] tail = new int[sr];
         int[] size = new int[sr];
@@ -124,6 +127,9 @@ final class NnOps {
                 long total = full - target;
                 boolean upper = auto.equals("SAME_UPPER");
                 long small = Math.floorDiv(total, 2);
+                if (target < 0 || Math.abs(total) > Integer.MAX_VALUE / 2) {
+                    throw c.fail("output size %d of spatial dim %d is out of range (the full output is %d)", target, i, full);
+                }
                 head[i] = (int) (upper ? small : total - small);
                 tail[i] = (int) (total - head[i]);
             } else if (auto.equals("VALID") || auto.equals("NOTSET")) {
@@ -132,10 +138,16 @@ final class NnOps {
             } else {
                 throw c.fail("auto_pad '%s' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID", auto);
             }
-            size[i] = (int) (full - head[i] - tail[i]);
-            if (size[i] < 0) {
-                throw c.fail("output size %d in spatial dim %d is negative", size[i], i);
+            long sz = full - head[i] - tail[i];
+            if (sz < 0 || sz > Integer.MAX_VALUE) {
+                throw c.fail("output size %d in spatial dim %d is out of range", sz, i);
             }
+            size[i] = (int) sz;
+            // The CPU kernel keeps an (output x kernel) tap map per spatial dim: bound it here, before compile.
+            long taps = Math.multiplyExact(Math.max(sz, full), (long) k[i]);
+            c.importer().limits().check(dev.rlx.ir.limits.Limits.Kind.TENSOR_BYTES, c.describe()
+                    + ": the tap map of spatial dim " + i + " (" + Math.max(sz, full) + " outputs x " + k[i]
+                    + " taps)", Math.multiplyExact(taps, 4L));
         }
         int group = (int) c.attrInt("group", 1);
         Value bias = c.has(2) ? c.in(2) : null;

@@ -89,6 +89,24 @@ final class NodeCtx {
         return Tensors.longs(constant(i));
     }
 
+    /** The one value of input {@code i} (a scalar or one-element tensor known at import time), as an integer. */
+    long scalarLong(int i) {
+        return Tensors.longs(single(i))[0];
+    }
+
+    /** The one value of input {@code i} (a scalar or one-element tensor known at import time). */
+    double scalarDouble(int i) {
+        return single(i).getDouble(0);
+    }
+
+    private Tensor single(int i) {
+        Tensor t = constant(i);
+        if (t.shape().elementCount() != 1) {
+            throw fail("input %d ('%s') must hold one value but is %s", i, node.inputs().get(i), t.shape());
+        }
+        return t;
+    }
+
     // ---------------------------------------------------------------- attributes
 
     boolean hasAttr(String name) {
@@ -153,6 +171,9 @@ final class NodeCtx {
 
     Tensor attrTensor(String name) {
         OnnxProto.Attribute a = attr(name, OnnxProto.AttrType.TENSOR);
+        if (a != null && a.t() == null) {
+            throw fail("attribute '%s' is declared a TENSOR but holds no tensor (field t)", name);
+        }
         return a == null ? null : importer.decode(a.t());
     }
 
@@ -160,6 +181,9 @@ final class NodeCtx {
         OnnxProto.Attribute a = attr(name, OnnxProto.AttrType.GRAPH);
         if (a == null) {
             throw fail("graph attribute '%s' is required", name);
+        }
+        if (a.g() == null) {
+            throw fail("attribute '%s' is declared a GRAPH but holds no graph (field g)", name);
         }
         return a.g();
     }

@@ -1,6 +1,7 @@
 package dev.rlx.onnx;
 
 import dev.rlx.ir.RlxException;
+import dev.rlx.ir.limits.Limits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,6 +39,9 @@ public final class OnnxModel {
     /** Reads {@code file}; external data is resolved relative to its folder. */
     public static OnnxModel load(Path file) {
         try {
+            if (!Files.isRegularFile(file)) { // a FIFO or device would block or never end
+                throw new OnnxFormatException(file.toString(), "not a regular file");
+            }
             long size = Files.size(file);
             if (size > MAX_FILE_BYTES) {
                 throw new OnnxFormatException(file.toString(), "the file has " + size
@@ -125,8 +129,20 @@ public final class OnnxModel {
      * @throws OnnxFormatException when a tensor in the model is malformed
      */
     public OnnxGraph importGraph(OnnxBinding binding) {
+        return importGraph(binding, Limits.defaults());
+    }
+
+    /**
+     * Imports the model for {@code binding} within {@code limits}: each input, initializer and value the import
+     * makes or computes is bounded by {@link Limits.Kind#TENSOR_BYTES}, the initializers together by
+     * {@link Limits.Kind#WEIGHT_BYTES}, and the nodes of all graphs after loop unrolling by
+     * {@link Limits.Kind#GRAPH_NODES}, each checked before the thing is allocated or built.
+     *
+     * @throws dev.rlx.ir.limits.LimitExceededException naming the limit and the size asked
+     */
+    public OnnxGraph importGraph(OnnxBinding binding, Limits limits) {
         try {
-            return new Importer(model, dir, binding).run();
+            return new Importer(model, dir, binding, limits).run();
         } catch (RlxException e) {
             throw e;
         } catch (StackOverflowError e) {

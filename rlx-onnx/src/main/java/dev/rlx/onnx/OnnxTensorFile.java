@@ -17,6 +17,9 @@ public final class OnnxTensorFile {
     public static Tensor read(Path file) {
         byte[] bytes;
         try {
+            if (!Files.isRegularFile(file)) { // a FIFO or device would block or never end
+                throw new OnnxFormatException(file.toString(), "not a regular file");
+            }
             if (Files.size(file) > OnnxModel.MAX_FILE_BYTES) {
                 throw new OnnxFormatException(file.toString(), "the file is larger than 2 GiB");
             }
@@ -25,7 +28,8 @@ public final class OnnxTensorFile {
             throw new OnnxFormatException(file.toString(), "cannot read the file: " + e.getMessage(), e);
         }
         try {
-            return TensorDecoder.decode(OnnxProto.parseTensor(bytes, file.getFileName().toString()), null);
+            return TensorDecoder.decode(OnnxProto.parseTensor(bytes, file.getFileName().toString()), null,
+                    dev.rlx.ir.limits.Limits.defaults());
         } catch (RlxException e) {
             throw e;
         } catch (RuntimeException e) {

@@ -228,6 +228,9 @@ final class QuantOps {
     }
 
     private static Value conv(NodeCtx c, Value x, Value w) {
+        if (x.rank() < 3 || w.rank() != x.rank()) {
+            throw c.fail("x %s and w %s must be [N, C, *spatial] and [M, C/group, *kernel]", x.shape(), w.shape());
+        }
         int sr = x.rank() - 2;
         ConvGeometry geo = ConvGeometry.of(c, Arrays.copyOfRange(x.shape().dims(), 2, x.rank()),
                 Arrays.copyOfRange(w.shape().dims(), 2, w.rank()));

@@ -34,12 +34,12 @@ final class ReduceOps {
         t.put("Hardmax", c -> softmax(c, (g, x, axis) -> g.cast(oneHotOfArgMax(g, x, axis), x.dtype())));
         t.put("CumSum", c -> {
             Value x = c.in(0);
-            int axis = Lower.axis(c, c.longs(1)[0], x.rank());
+            int axis = Lower.axis(c, c.scalarLong(1), x.rank());
             c.out(c.g().cumsum(x, axis, c.attrInt("exclusive", 0) != 0, c.attrInt("reverse", 0) != 0));
         });
         t.put("TopK", c -> {
             Value x = c.in(0);
-            long k = c.opset() < 10 ? c.attrInt("k", -1) : c.longs(1)[0];
+            long k = c.opset() < 10 ? c.attrInt("k", -1) : c.scalarLong(1);
             int axis = Lower.axis(c, c.attrInt("axis", -1), x.rank());
             if (k < 0 || k > x.dim(axis)) {
                 throw c.fail("k=%d must be in [0, %d]", k, x.dim(axis));

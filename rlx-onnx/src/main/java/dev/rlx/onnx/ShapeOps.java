@@ -171,8 +171,8 @@ final class ShapeOps {
         int parts = c.outputCount();
         if (split == null) {
             long k = c.attrInt("num_outputs", parts);
-            if (k <= 0) {
-                throw c.fail("cannot split into %d parts", k);
+            if (k <= 0 || k > Math.max(parts, 1)) {
+                throw c.fail("cannot split into %d parts (the node has %d outputs)", k, parts);
             }
             int each = (int) ((n + k - 1) / k);
             split = new long[(int) k];

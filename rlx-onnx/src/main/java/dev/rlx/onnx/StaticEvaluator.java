@@ -5,6 +5,7 @@ import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
 import dev.rlx.ir.Tensor;
 import dev.rlx.ir.Value;
+import dev.rlx.ir.limits.Limits;
 import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.CompiledGraph;
 import dev.rlx.runtime.Device;
@@ -31,6 +32,11 @@ final class StaticEvaluator {
     }
 
     private final Map<Value, Tensor> cache = new HashMap<>();
+    private final Limits limits;
+
+    StaticEvaluator(Limits limits) {
+        this.limits = limits;
+    }
 
     /**
      * The value of {@code v}. {@code sources} gives the value of an Input or Param node by name, or null
@@ -71,6 +77,10 @@ final class StaticEvaluator {
                 }
                 map.put(n.output(), e.constant(t));
                 continue;
+            }
+            for (Value out : n.outputs()) { // before anything of that size is computed
+                limits.check(Limits.Kind.TENSOR_BYTES, "a value computed at import time (" + n.op().getClass().getSimpleName()
+                        + " " + out.shape() + ")", out.shape().byteSize());
             }
             var outs = e.apply(n.op(), n.inputs().stream().map(map::get).toList());
             for (int i = 0; i < outs.size(); i++) {

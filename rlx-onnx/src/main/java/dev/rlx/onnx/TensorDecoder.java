@@ -3,6 +3,7 @@ package dev.rlx.onnx;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.Tensor;
+import dev.rlx.ir.limits.Limits;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -26,7 +27,7 @@ final class TensorDecoder {
     /**
      * @param modelDir the folder external data is resolved against, or null to refuse external data
      */
-    static Tensor decode(TensorDef t, Path modelDir) {
+    static Tensor decode(TensorDef t, Path modelDir, Limits limits) {
         String what = "tensor '" + t.name() + "'";
         if (t.dataType() == OnnxTypes.STRING || t.strings() > 0) {
             throw new OnnxUnsupportedException("dtype STRING", what + " holds strings, which RLX does not support");
@@ -35,6 +36,7 @@ final class TensorDecoder {
         Shape shape = shape(t, dt);
         long bytes = shape.byteSize();
         long n = shape.elementCount();
+        limits.check(Limits.Kind.TENSOR_BYTES, what + " " + shape, bytes);
         if (t.isExternal()) {
             return Tensor.ofBytes(shape, external(t, modelDir, bytes));
         }
@@ -120,6 +122,10 @@ final class TensorDecoder {
             p = base.resolve(rel).normalize();
             if (!p.startsWith(base) || (Files.exists(p) && !p.toRealPath().startsWith(base))) {
                 throw error(t, "external data location '" + loc + "' leaves the model folder " + base);
+            }
+            // Opening a FIFO blocks until a writer comes, a device may never end: only regular files are read.
+            if (Files.exists(p) && !Files.isRegularFile(p)) {
+                throw error(t, "external data location '" + loc + "' is not a regular file");
             }
         } catch (java.nio.file.InvalidPathException e) {
             throw error(t, "external data location '" + loc + "' is not a valid path");

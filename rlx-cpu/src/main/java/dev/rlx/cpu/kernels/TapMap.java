@@ -1,6 +1,8 @@
 package dev.rlx.cpu.kernels;
 
 import dev.rlx.ir.Shape;
+import dev.rlx.ir.ShapeException;
+import dev.rlx.ir.limits.Limits;
 import java.util.List;
 
 /**
@@ -42,14 +44,34 @@ final class TapMap {
 
     /** Conv and pooling: output o, tap t reads {@code o*stride - padBegin + t*dilation} when inside the input. */
     static TapMap forward(int in, int out, int kernel, int stride, int padBegin, int dilation) {
-        int[] src = new int[out * kernel];
+        return forward(in, out, kernel, stride, padBegin, dilation, Limits.defaults());
+    }
+
+    static TapMap forward(int in, int out, int kernel, int stride, int padBegin, int dilation, Limits limits) {
+        int[] src = table(out, kernel, "a convolution or pooling window", limits);
         for (int o = 0; o < out; o++) {
             for (int t = 0; t < kernel; t++) {
-                int i = o * stride - padBegin + t * dilation;
-                src[o * kernel + t] = i >= 0 && i < in ? i : -1;
+                long i = (long) o * stride - padBegin + (long) t * dilation; // long: no wrap into the input
+                src[o * kernel + t] = i >= 0 && i < in ? (int) i : -1;
             }
         }
         return new TapMap(in, out, kernel, src);
+    }
+
+    /**
+     * The (out, taps) table, checked before it is allocated: its bytes against {@link Limits.Kind#TENSOR_BYTES}
+     * and its length against a Java array's (a ConvTranspose kernel of 40,000 asked for 6.4 GB, one of 65,536
+     * overflowed an int).
+     */
+    private static int[] table(int out, int kernel, String op, Limits limits) {
+        long n = (long) out * kernel;
+        limits.check(Limits.Kind.TENSOR_BYTES, "the tap map of " + op + " (" + out + " outputs x " + kernel
+                + " taps)", Math.multiplyExact(n, 4L));
+        if (n > Integer.MAX_VALUE - 8) {
+            throw new ShapeException("[conv] the tap map of " + op + " (" + out + " outputs x " + kernel
+                    + " taps) has more than 2^31 entries");
+        }
+        return new int[(int) n];
     }
 
     /**
@@ -57,12 +79,16 @@ final class TapMap {
      * {@code i*stride - padBegin + t*dilation == o}, if there is one inside the input.
      */
     static TapMap transposed(int in, int out, int kernel, int stride, int padBegin, int dilation) {
-        int[] src = new int[out * kernel];
+        return transposed(in, out, kernel, stride, padBegin, dilation, Limits.defaults());
+    }
+
+    static TapMap transposed(int in, int out, int kernel, int stride, int padBegin, int dilation, Limits limits) {
+        int[] src = table(out, kernel, "a transposed convolution", limits);
         for (int o = 0; o < out; o++) {
             for (int t = 0; t < kernel; t++) {
-                int num = o + padBegin - t * dilation;
-                int i = num / stride;
-                src[o * kernel + t] = num >= 0 && num % stride == 0 && i < in ? i : -1;
+                long num = (long) o + padBegin - (long) t * dilation;
+                long i = num / stride;
+                src[o * kernel + t] = num >= 0 && num % stride == 0 && i < in ? (int) i : -1;
             }
         }
         return new TapMap(in, out, kernel, src);

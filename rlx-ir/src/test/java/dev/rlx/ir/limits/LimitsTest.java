@@ -29,6 +29,20 @@ class LimitsTest {
     }
 
     @Test
+    void withinPutsTheCallersContextFirstAndKeepsTheFigures() {
+        Limits l = Limits.builder().tensorBytes(10).build();
+        LimitExceededException e = assertThrows(LimitExceededException.class,
+                () -> l.check(Limits.Kind.TENSOR_BYTES, "value f32[4]", 16));
+        LimitExceededException w = e.within("node #3 'Expand_1' (Expand)");
+        assertEquals("node #3 'Expand_1' (Expand): value f32[4]", w.what());
+        assertTrue(w.getMessage().startsWith("node #3 'Expand_1' (Expand): value f32[4] needs 16 bytes"), w.getMessage());
+        assertEquals(Limits.Kind.TENSOR_BYTES, w.kind());
+        assertEquals(16, w.asked());
+        assertEquals(10, w.limit());
+        assertEquals(e, w.getCause());
+    }
+
+    @Test
     void anOverflowedSizeIsOverEveryLimit() {
         Limits l = Limits.builder().tensorBytes(Long.MAX_VALUE).build();
         LimitExceededException e = assertThrows(LimitExceededException.class,

@@ -3,6 +3,7 @@ package dev.rlx.runtime.weights;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.Tensor;
+import dev.rlx.ir.limits.Limits;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,8 +15,6 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * NumPy's {@code .npy} format (versions 1 to 3): a magic string, a header dict giving the element type, the
@@ -31,16 +30,21 @@ public final class Npy {
             Map.entry("i1", DType.I8), Map.entry("i2", DType.I16), Map.entry("i4", DType.I32),
             Map.entry("i8", DType.I64), Map.entry("u1", DType.U8), Map.entry("u4", DType.U32),
             Map.entry("b1", DType.BOOL), Map.entry("c8", DType.C64));
-    private static final Pattern DESCR = Pattern.compile("'descr'\\s*:\\s*'([<>|=])([A-Za-z?]\\d*)'");
-    private static final Pattern ORDER = Pattern.compile("'fortran_order'\\s*:\\s*(True|False)");
-    private static final Pattern SHAPE = Pattern.compile("'shape'\\s*:\\s*\\(([^)]*)\\)");
 
     private Npy() {}
 
     /** Reads an {@code .npy} file. */
     public static Tensor read(Path file) {
+        return read(file, Limits.defaults());
+    }
+
+    /** Reads an {@code .npy} file within {@code limits} (header bytes, rank, tensor bytes). */
+    public static Tensor read(Path file, Limits limits) {
+        if (!Files.isRegularFile(file)) { // a FIFO or device would block or never end
+            throw new WeightFormatException(file + ": not a regular file");
+        }
         try (InputStream in = Files.newInputStream(file)) {
-            return read(in, file.toString());
+            return read(in, file.toString(), limits);
         } catch (IOException e) {
             throw new WeightFormatException(file + ": cannot read (" + e.getMessage() + ")", e);
         }
@@ -52,6 +56,17 @@ public final class Npy {
      * @throws WeightFormatException if the magic, header, element type, order or data length is wrong
      */
     public static Tensor read(InputStream in, String name) throws IOException {
+        return read(in, name, Limits.defaults());
+    }
+
+    /**
+     * Reads one array from {@code in} within {@code limits}: the header's length, the shape's rank and the
+     * data's size are checked before anything of that size is read or allocated.
+     *
+     * @throws WeightFormatException if the magic, header, element type, order or data length is wrong
+     * @throws dev.rlx.ir.limits.LimitExceededException if the header, rank or data exceeds {@code limits}
+     */
+    public static Tensor read(InputStream in, String name, Limits limits) throws IOException {
         byte[] head = in.readNBytes(8);
         if (head.length < 8 || !Arrays.equals(Arrays.copyOf(head, 6), MAGIC)) {
             throw fail(name, "not an .npy file (no \\x93NUMPY magic)");
@@ -67,15 +82,17 @@ public final class Npy {
         }
         ByteBuffer lb = ByteBuffer.wrap(lenField).order(ByteOrder.LITTLE_ENDIAN);
         long headerLen = lenBytes == 2 ? Short.toUnsignedInt(lb.getShort()) : Integer.toUnsignedLong(lb.getInt());
-        if (headerLen > 1 << 20) {
-            throw fail(name, "header of " + headerLen + " bytes is implausibly long");
+        limits.check(Limits.Kind.HEADER_BYTES, name + ": .npy header", headerLen);
+        if (headerLen > MAX_BYTES) {
+            throw fail(name, "header of " + headerLen + " bytes is longer than a Java array");
         }
         byte[] hb = in.readNBytes((int) headerLen);
         if (hb.length < headerLen) {
             throw fail(name, "truncated header");
         }
         String header = new String(hb, major == 3 ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
-        Shape shape = shape(name, header);
+        Shape shape = NpyHeader.parse(name, header, limits).shape();
+        limits.check(Limits.Kind.TENSOR_BYTES, name + ": " + shape, shape.byteSize());
         if (shape.byteSize() > MAX_BYTES) {
             throw fail(name, shape + " is " + shape.byteSize() + " bytes; at most " + MAX_BYTES + " are read");
         }
@@ -87,45 +104,6 @@ public final class Npy {
             throw fail(name, "has bytes after the " + shape + " data");
         }
         return Tensor.ofBytes(shape, data);
-    }
-
-    private static Shape shape(String name, String header) {
-        Matcher d = DESCR.matcher(header);
-        Matcher o = ORDER.matcher(header);
-        Matcher s = SHAPE.matcher(header);
-        if (!d.find() || !o.find() || !s.find()) {
-            throw fail(name, "header lacks descr, fortran_order or shape: " + header.strip());
-        }
-        DType t = TYPES.get(d.group(2));
-        if (t == null) {
-            throw fail(name, "element type '" + d.group(1) + d.group(2) + "' has no RLX dtype");
-        }
-        if (d.group(1).equals(">") && t.byteSize() > 1) {
-            throw fail(name, "big-endian data ('" + d.group(1) + d.group(2) + "') is not supported");
-        }
-        if (o.group(1).equals("True")) {
-            throw fail(name, "Fortran-order arrays are not supported; save with numpy.ascontiguousarray");
-        }
-        String[] parts = s.group(1).split(",");
-        int[] dims = new int[0];
-        for (String p : parts) {
-            String v = p.strip();
-            if (v.isEmpty()) {
-                continue;
-            }
-            long dim;
-            try {
-                dim = Long.parseLong(v.endsWith("L") ? v.substring(0, v.length() - 1) : v);
-            } catch (NumberFormatException e) {
-                throw fail(name, "shape entry '" + v + "' is not a number");
-            }
-            if (dim < 0 || dim > Integer.MAX_VALUE) {
-                throw fail(name, "dim " + dim + " is out of range");
-            }
-            dims = Arrays.copyOf(dims, dims.length + 1);
-            dims[dims.length - 1] = (int) dim;
-        }
-        return Shape.of(t, dims);
     }
 
     /** Writes {@code t} as an {@code .npy} file (version 1, C order, little-endian). */
@@ -165,7 +143,12 @@ public final class Npy {
         out.write(t.bytes());
     }
 
-    private static WeightFormatException fail(String name, String what) {
+    /** The RLX dtype of NumPy type code {@code code} (such as {@code f4}), or null. */
+    static DType dtype(String code) {
+        return TYPES.get(code);
+    }
+
+    static WeightFormatException fail(String name, String what) {
         return new WeightFormatException(name + ": " + what);
     }
 }

@@ -7,17 +7,19 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.RlxException;
 import dev.rlx.ir.Shape;
+import dev.rlx.ir.limits.Limits;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,28 +37,44 @@ public final class SafetensorsLoader implements WeightLoader {
     /** The reference implementation's limit on the JSON header. */
     static final long MAX_HEADER_BYTES = 100L << 20;
 
+    // Field names are neither canonicalised nor interned: a header names each tensor once, and a symbol table
+    // (or String.intern) of a million distinct names costs more than the parse.
     private static final JsonFactory JSON = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(8).build()).build();
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(8).build())
+            .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES).disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
+            .build();
 
     private final Path path;
     private final Arena arena;
-    private final Map<String, WeightTensor> tensors;
+    private final MemorySegment data;
+    private final Map<String, Entry> tensors;
     private final Map<String, String> metadata;
 
-    private SafetensorsLoader(Path path, Arena arena, Map<String, WeightTensor> tensors, Map<String, String> metadata) {
+    private SafetensorsLoader(Path path, Arena arena, MemorySegment data, Map<String, Entry> tensors,
+                              Map<String, String> metadata) {
         this.path = path;
         this.arena = arena;
+        this.data = data;
         this.tensors = tensors;
         this.metadata = metadata;
     }
 
-    /** Maps and validates {@code path}. */
+    /** Maps and validates {@code path} within {@link Limits#defaults()}. */
     public static SafetensorsLoader open(Path path) {
+        return open(path, Limits.defaults());
+    }
+
+    /**
+     * Maps and validates {@code path}: the header's length and tensor count are checked against {@code limits}
+     * ({@link Limits.Kind#HEADER_BYTES}, {@link Limits.Kind#TENSOR_COUNT}, the data against
+     * {@link Limits.Kind#WEIGHT_BYTES}) before the header is copied or as it is read.
+     */
+    public static SafetensorsLoader open(Path path, Limits limits) {
         Arena arena = Arena.ofShared();
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             long size = ch.size();
             MemorySegment file = size == 0 ? MemorySegment.NULL : ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
-            SafetensorsLoader l = parse(path, arena, file, size);
+            SafetensorsLoader l = parse(path, arena, file, size, limits);
             return l;
         } catch (IOException e) {
             arena.close();
@@ -67,7 +85,7 @@ public final class SafetensorsLoader implements WeightLoader {
         }
     }
 
-    private static SafetensorsLoader parse(Path path, Arena arena, MemorySegment file, long size) {
+    private static SafetensorsLoader parse(Path path, Arena arena, MemorySegment file, long size, Limits limits) {
         if (size < 8) {
             throw new WeightFormatException(path + ": " + size + " bytes is too short for a safetensors header (8-byte length)");
         }
@@ -76,27 +94,36 @@ public final class SafetensorsLoader implements WeightLoader {
             throw new WeightFormatException(path + ": header length " + headerLen + " at offset 0 is invalid (file has "
                     + size + " bytes, limit " + MAX_HEADER_BYTES + ")");
         }
-        byte[] header = file.asSlice(8, headerLen).toArray(ValueLayout.JAVA_BYTE);
+        limits.check(Limits.Kind.HEADER_BYTES, path + ": safetensors header", headerLen);
         long dataStart = 8 + headerLen;
         long dataSize = size - dataStart;
+        limits.check(Limits.Kind.WEIGHT_BYTES, path + ": safetensors data", dataSize);
+        byte[] header = file.asSlice(8, headerLen).toArray(ValueLayout.JAVA_BYTE);
 
-        Map<String, long[]> offsets = new LinkedHashMap<>();
-        Map<String, Shape> shapes = new LinkedHashMap<>();
+        // One pass over the header, one small record per tensor (no boxed lists, no message strings built
+        // unless there is an error), one sort by offset: time and memory linear in the header (n log n sort).
+        List<Entry> entries = new ArrayList<>();
+        Map<String, Entry> byName = new HashMap<>();
         Map<String, String> metadata = new LinkedHashMap<>();
-        try (JsonParser p = JSON.createParser(new String(header, StandardCharsets.UTF_8))) {
+        try (JsonParser p = JSON.createParser(header)) {
             expect(path, p, p.nextToken(), JsonToken.START_OBJECT, "the header");
             boolean sawMetadata = false;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
-                if (shapes.containsKey(name) || (name.equals("__metadata__") && sawMetadata)) {
-                    throw new WeightFormatException(path + ": tensor '" + name + "' appears twice in the header");
-                }
                 if (name.equals("__metadata__")) {
+                    if (sawMetadata) {
+                        throw new WeightFormatException(path + ": tensor '" + name + "' appears twice in the header");
+                    }
                     sawMetadata = true;
                     readMetadata(path, p, metadata);
-                } else {
-                    readEntry(path, p, name, shapes, offsets, dataSize);
+                    continue;
                 }
+                limits.check(Limits.Kind.TENSOR_COUNT, path + ": safetensors header", entries.size() + 1L);
+                Entry e = readEntry(path, p, name, dataSize);
+                if (byName.putIfAbsent(name, e) != null) {
+                    throw new WeightFormatException(path + ": tensor '" + name + "' appears twice in the header");
+                }
+                entries.add(e);
             }
             if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
                 throw new WeightFormatException(path + ": the header is not a single JSON object");
@@ -106,25 +133,25 @@ public final class SafetensorsLoader implements WeightLoader {
         }
 
         // Empty tensors occupy no bytes, so they overlap nothing (writers give them the next tensor's begin).
-        List<String> byOffset = new ArrayList<>(offsets.keySet());
-        byOffset.removeIf(n -> offsets.get(n)[0] == offsets.get(n)[1]);
-        byOffset.sort(Comparator.comparingLong(n -> offsets.get(n)[0]));
-        for (int i = 1; i < byOffset.size(); i++) {
-            long[] prev = offsets.get(byOffset.get(i - 1));
-            long[] cur = offsets.get(byOffset.get(i));
-            if (cur[0] < prev[1]) {
-                throw new WeightFormatException(path + ": tensors '" + byOffset.get(i - 1) + "' [" + prev[0] + ", " + prev[1]
-                        + ") and '" + byOffset.get(i) + "' [" + cur[0] + ", " + cur[1] + ") overlap");
+        Entry[] byOffset = entries.stream().filter(e -> e.begin != e.end).toArray(Entry[]::new);
+        Arrays.sort(byOffset, Comparator.comparingLong(e -> e.begin));
+        for (int i = 1; i < byOffset.length; i++) {
+            Entry prev = byOffset[i - 1];
+            Entry cur = byOffset[i];
+            if (cur.begin < prev.end) {
+                throw new WeightFormatException(path + ": tensors '" + prev.name + "' [" + prev.begin + ", " + prev.end
+                        + ") and '" + cur.name + "' [" + cur.begin + ", " + cur.end + ") overlap");
             }
         }
-        Map<String, WeightTensor> tensors = new LinkedHashMap<>();
-        for (Map.Entry<String, Shape> e : shapes.entrySet()) {
-            long[] o = offsets.get(e.getKey());
-            MemorySegment data = file.asSlice(dataStart + o[0], o[1] - o[0]).asReadOnly();
-            tensors.put(e.getKey(), new WeightTensor(e.getKey(), e.getValue(), data));
+        Map<String, Entry> tensors = LinkedHashMap.newLinkedHashMap(entries.size());
+        for (Entry e : entries) {
+            tensors.put(e.name, e);
         }
-        return new SafetensorsLoader(path, arena, tensors, metadata);
+        return new SafetensorsLoader(path, arena, file.asSlice(dataStart).asReadOnly(), tensors, metadata);
     }
+
+    /** One header entry, checked. */
+    private record Entry(String name, Shape shape, long begin, long end) {}
 
     private static void readMetadata(Path path, JsonParser p, Map<String, String> metadata) throws IOException {
         expect(path, p, p.nextToken(), JsonToken.START_OBJECT, "__metadata__");
@@ -135,36 +162,35 @@ public final class SafetensorsLoader implements WeightLoader {
         }
     }
 
-    private static void readEntry(Path path, JsonParser p, String name, Map<String, Shape> shapes,
-                                  Map<String, long[]> offsets, long dataSize) throws IOException {
-        String where = "tensor '" + name + "'";
-        expect(path, p, p.nextToken(), JsonToken.START_OBJECT, where);
+    private static Entry readEntry(Path path, JsonParser p, String name, long dataSize) throws IOException {
+        expect(path, p, p.nextToken(), JsonToken.START_OBJECT, name, "");
         String dtype = null;
-        List<Long> dims = null;
-        List<Long> range = null;
+        long[] dims = null;
+        long[] range = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String key = p.currentName();
             JsonToken t = p.nextToken();
             switch (key) {
                 case "dtype" -> {
-                    expect(path, p, t, JsonToken.VALUE_STRING, where + " dtype");
+                    expect(path, p, t, JsonToken.VALUE_STRING, name, " dtype");
                     dtype = p.getText();
                 }
-                case "shape" -> dims = longs(path, p, t, where + " shape");
-                case "data_offsets" -> range = longs(path, p, t, where + " data_offsets");
+                case "shape" -> dims = longs(path, p, t, name, " shape");
+                case "data_offsets" -> range = longs(path, p, t, name, " data_offsets");
                 default -> p.skipChildren(); // unknown keys are ignored, as the reference reader does
             }
         }
+        String where = "tensor '" + name + "'";
         if (dtype == null || dims == null || range == null) {
             throw new WeightFormatException(path + ": " + where + " lacks dtype, shape or data_offsets");
         }
         DType dt = dtype(path, where, dtype);
-        int[] d = new int[dims.size()];
+        int[] d = new int[dims.length];
         for (int i = 0; i < d.length; i++) {
-            if (dims.get(i) < 0 || dims.get(i) > Integer.MAX_VALUE) {
-                throw new WeightFormatException(path + ": " + where + " has invalid dimension " + dims.get(i));
+            if (dims[i] < 0 || dims[i] > Integer.MAX_VALUE) {
+                throw new WeightFormatException(path + ": " + where + " has invalid dimension " + dims[i]);
             }
-            d[i] = (int) (long) dims.get(i);
+            d[i] = (int) dims[i];
         }
         Shape shape;
         try {
@@ -172,11 +198,11 @@ public final class SafetensorsLoader implements WeightLoader {
         } catch (RlxException e) {
             throw new WeightFormatException(path + ": " + where + ": " + e.getMessage(), e);
         }
-        if (range.size() != 2) {
-            throw new WeightFormatException(path + ": " + where + " data_offsets must have 2 entries but has " + range.size());
+        if (range.length != 2) {
+            throw new WeightFormatException(path + ": " + where + " data_offsets must have 2 entries but has " + range.length);
         }
-        long begin = range.get(0);
-        long end = range.get(1);
+        long begin = range[0];
+        long end = range[1];
         if (begin < 0 || end < begin || end > dataSize) {
             throw new WeightFormatException(path + ": " + where + " data_offsets [" + begin + ", " + end
                     + ") lie outside the data section of " + dataSize + " bytes");
@@ -185,24 +211,36 @@ public final class SafetensorsLoader implements WeightLoader {
             throw new WeightFormatException(path + ": " + where + " " + shape + " needs " + shape.byteSize()
                     + " bytes but data_offsets [" + begin + ", " + end + ") span " + (end - begin));
         }
-        shapes.put(name, shape);
-        offsets.put(name, new long[] {begin, end});
+        return new Entry(name, shape, begin, end);
     }
 
-    private static List<Long> longs(Path path, JsonParser p, JsonToken t, String where) throws IOException {
-        expect(path, p, t, JsonToken.START_ARRAY, where);
-        List<Long> out = new ArrayList<>();
+    /** A JSON array of at most 64 integers. */
+    private static long[] longs(Path path, JsonParser p, JsonToken t, String name, String field) throws IOException {
+        expect(path, p, t, JsonToken.START_ARRAY, name, field);
+        long[] out = new long[4];
+        int n = 0;
         while (p.nextToken() == JsonToken.VALUE_NUMBER_INT) {
             if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-                throw new WeightFormatException(path + ": " + where + " holds a number too large: " + p.getText());
+                throw new WeightFormatException(path + ": tensor '" + name + "'" + field + " holds a number too large: "
+                        + p.getText());
             }
-            out.add(p.getLongValue());
-            if (out.size() > 64) {
-                throw new WeightFormatException(path + ": " + where + " has more than 64 entries");
+            if (n == 64) {
+                throw new WeightFormatException(path + ": tensor '" + name + "'" + field + " has more than 64 entries");
             }
+            if (n == out.length) {
+                out = Arrays.copyOf(out, 2 * n);
+            }
+            out[n++] = p.getLongValue();
         }
-        expect(path, p, p.currentToken(), JsonToken.END_ARRAY, where);
-        return out;
+        expect(path, p, p.currentToken(), JsonToken.END_ARRAY, name, field);
+        return Arrays.copyOf(out, n);
+    }
+
+    /** {@link #expect(Path, JsonParser, JsonToken, JsonToken, String)} naming {@code tensor 'name'field}, built only on error. */
+    private static void expect(Path path, JsonParser p, JsonToken actual, JsonToken expected, String name, String field) {
+        if (actual != expected) {
+            expect(path, p, actual, expected, "tensor '" + name + "'" + field);
+        }
     }
 
     private static void expect(Path path, JsonParser p, JsonToken actual, JsonToken expected, String where) {
@@ -250,7 +288,10 @@ public final class SafetensorsLoader implements WeightLoader {
 
     @Override
     public Optional<WeightTensor> tensor(String name) {
-        return Optional.ofNullable(tensors.get(name));
+        Entry e = tensors.get(name);
+        // The slice is made on request: a header of a million tensors costs one small record each.
+        return e == null ? Optional.empty()
+                : Optional.of(new WeightTensor(name, e.shape, data.asSlice(e.begin, e.end - e.begin)));
     }
 
     /** Unmaps the file; tensors from this loader must not be used afterwards. */
