@@ -129,6 +129,10 @@ public final class GraphDevices implements AutoCloseable {
 
     public void setParam(String name, float[] value) {
         var p = graph.params().stream().filter(v -> graph.nameOf(v).equals(name)).findFirst();
+        if (p.isPresent() && p.get().shape().elementCount() != value.length) {
+            throw new dev.rlx.runtime.BindingException("param '" + name + "' is " + p.get().shape() + " but "
+                    + value.length + " values were given");
+        }
         setParam(name, Tensor.of(value, p.isPresent() ? p.get().shape().dims() : new int[] {value.length}));
     }
 
