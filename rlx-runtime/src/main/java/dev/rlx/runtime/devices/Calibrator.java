@@ -13,31 +13,43 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * Measures a backend's {@link Calibration} with its own kernels, in about 100 ms of runs (compiling the probe graphs
- * comes on top): a GEMM at {@link #SMALL} and {@link #LARGE}, a one-kernel run (round trip), a chain of tiny
+ * Measures a backend's {@link Calibration} with its own kernels, in about 100 ms of settled runs (compiling the probe
+ * graphs, and a cold JVM's warm-up of the CPU kernels, come on top: see {@link #PROBE_CAP_NS}): a GEMM at {@link #SMALL} and {@link #LARGE}, a one-kernel run (round trip), a chain of tiny
  * matmuls (dispatch), an element-wise pass over 4 MiB (memory bandwidth) and a 4 MiB copy each way through the
  * allocator (host bandwidth). Each figure is the fastest of its repetitions, so background load inflates it less.
  */
 public final class Calibrator {
+    /** A measurement and whether every probe settled (an unsettled one is used but not stored). */
+    public record Result(Calibration calibration, boolean settled) {}
+
     /** m, k, n of the small GEMM probe. */
     public static final int[] SMALL = {8, 64, 64};
     /** m, k, n of the large GEMM probe. */
     public static final int[] LARGE = {128, 256, 256};
     private static final long PROBE_BUDGET_NS = 16_000_000;
+    /** One round of timed runs of a probe. */
+    static final long ROUND_NS = 8_000_000;
+    /** The most one probe may take while the JIT warms up. */
+    static final long PROBE_CAP_NS = 400_000_000L;
     private static final int COPY_BYTES = 4 << 20;
 
-    private Calibrator() {}
+
 
     /** Measures {@code session}'s backend on the host with {@code fingerprint}. */
-    public static Calibration measure(Session session, String fingerprint) {
-        double small = gemm(session, SMALL);
-        double large = gemm(session, LARGE);
+    public static Result measure(Session session, String fingerprint) {
+        return new Calibrator().run(session, fingerprint);
+    }
+
+    private Result run(Session session, String fingerprint) {
+        boolean[] settled = {true};
+        double small = gemm(session, SMALL, settled);
+        double large = gemm(session, LARGE, settled);
         double roundtrip;
         double dispatch;
         double memBw;
         try (CompiledGraph one = session.compile(chain(1)); CompiledGraph eight = session.compile(chain(8))) {
-            roundtrip = Math.max(CostUnits.MIN_OVERHEAD_NS, best(one));
-            double t8 = best(eight);
+            roundtrip = Math.max(CostUnits.MIN_OVERHEAD_NS, best(one, settled));
+            double t8 = best(eight, settled);
             int extra = eight.kernelCount() - one.kernelCount();
             dispatch = Math.max(CostUnits.MIN_OVERHEAD_NS, extra > 0 ? (t8 - roundtrip) / extra : roundtrip / 2);
         }
@@ -47,7 +59,7 @@ public final class Calibrator {
         ew.setOutputs(ew.add(x, ew.scalar(1f)));
         try (CompiledGraph c = session.compile(ew)) {
             c.setInput("x", data(n));
-            double t = Math.max(1, best(c) - roundtrip);
+            double t = Math.max(1, best(c, settled) - roundtrip);
             memBw = clampBw(2.0 * COPY_BYTES / t);
         }
         DeviceAllocator alloc = session.runtime().allocator();
@@ -72,8 +84,9 @@ public final class Calibrator {
         } finally {
             alloc.free(buf);
         }
-        return new Calibration(Calibration.SCHEMA_VERSION, session.device(), session.backendName(), fingerprint,
-                small, large, roundtrip, dispatch, memBw, hostBw, unified, System.currentTimeMillis()).validated();
+        return new Result(new Calibration(Calibration.SCHEMA_VERSION, session.device(), session.backendName(), fingerprint,
+                small, large, roundtrip, dispatch, memBw, hostBw, unified, System.currentTimeMillis()).validated(),
+                settled[0]);
     }
 
     private static double clampBw(double gbps) {
@@ -81,7 +94,7 @@ public final class Calibrator {
     }
 
     /** GFLOP/s (FLOP per ns) of {@code session}'s matmul at {@code mkn}. */
-    private static double gemm(Session session, int[] mkn) {
+    private double gemm(Session session, int[] mkn, boolean[] settled) {
         int m = mkn[0];
         int k = mkn[1];
         int n = mkn[2];
@@ -92,7 +105,7 @@ public final class Calibrator {
         try (CompiledGraph c = session.compile(g)) {
             c.setInput("a", data(m * k));
             c.setParam("b", data(k * n));
-            double ns = Math.max(1, best(c));
+            double ns = Math.max(1, best(c, settled));
             return Math.min(CostUnits.MAX_GFLOPS, Math.max(CostUnits.MIN_GFLOPS, 2.0 * m * k * n / ns));
         }
     }
@@ -110,21 +123,38 @@ public final class Calibrator {
         return g;
     }
 
-    /** The fastest of a few runs of {@code c} (inputs of a chain graph set here), in ns. */
-    private static double best(CompiledGraph c) {
+    /**
+     * The fastest run of {@code c} (inputs of a chain graph set here), in ns, once it has settled: rounds of runs
+     * (each about {@link #ROUND_NS}) until a round's best is within 15% of the previous round's, at most
+     * {@link #PROBE_CAP_NS}. A cold JVM runs the CPU's kernels interpreted for the first many calls, so a fixed short
+     * burst would measure the interpreter; a settled figure is what a long-running program sees.
+     */
+    private double best(CompiledGraph c, boolean[] settled) {
         if (c.inputNames().contains("x") && c.paramNames().contains("w")) {
             c.setInput("x", new float[] {0.5f});
             c.setParam("w", new float[] {0.99f});
         }
-        c.run(); // warm-up: first-run costs (pages, JIT) are not what a steady run costs
-        long bestNs = Long.MAX_VALUE;
-        long end = System.nanoTime() + PROBE_BUDGET_NS;
-        for (int r = 0; r < 3 || (r < 200 && System.nanoTime() < end); r++) {
-            long t0 = System.nanoTime();
-            c.run();
-            bestNs = Math.min(bestNs, System.nanoTime() - t0);
+        long cap = System.nanoTime() + PROBE_CAP_NS;
+        long previous = Long.MAX_VALUE;
+        long best = Long.MAX_VALUE;
+        for (int round = 0; ; round++) {
+            long roundBest = Long.MAX_VALUE;
+            long end = System.nanoTime() + ROUND_NS;
+            for (int r = 0; r == 0 || (r < 1000 && System.nanoTime() < Math.min(end, cap)); r++) {
+                long t0 = System.nanoTime();
+                c.run();
+                roundBest = Math.min(roundBest, System.nanoTime() - t0);
+            }
+            best = Math.min(best, roundBest);
+            if (round >= 1 && roundBest >= 0.85 * previous) {
+                return best;
+            }
+            if (System.nanoTime() > cap) {
+                settled[0] = false;
+                return best;
+            }
+            previous = roundBest;
         }
-        return bestNs;
     }
 
     private static float[] data(int n) {

@@ -23,9 +23,13 @@ public interface CostModels {
         return null;
     }
 
-    /** Calibrations from the standard store under the user cache folder, keyed by this host's fingerprint. */
+    /**
+     * Calibrations from the standard store under the user cache folder ({@code RLX_CACHE_DIR} as it is now), keyed by
+     * this host's fingerprint; one source per folder per process.
+     */
     static CostModels calibrated() {
-        return Calibrated.STANDARD;
+        CalibrationStore store = CalibrationStore.standard();
+        return Calibrated.BY_FOLDER.computeIfAbsent(store.directory(), d -> new Calibrated(store, Fingerprint::host));
     }
 
     static CostModels calibrated(CalibrationStore store) {
@@ -87,7 +91,7 @@ public interface CostModels {
 
     /** Stored or freshly measured calibrations, remembered per backend for the life of the process. */
     final class Calibrated implements CostModels {
-        static final Calibrated STANDARD = new Calibrated(CalibrationStore.standard(), Fingerprint::host);
+        static final Map<java.nio.file.Path, Calibrated> BY_FOLDER = new ConcurrentHashMap<>();
 
         private final CalibrationStore store;
         private final java.util.function.Supplier<String> fingerprint;
@@ -113,10 +117,17 @@ public interface CostModels {
                 return found.calibration().get().model();
             }
             try {
-                Calibration c = Calibrator.measure(session, fp);
-                boolean saved = store.store(c);
-                source(d, "measured (file " + found.why() + ")" + (saved ? ", stored in " + store.file(d, fp) : ", not stored"));
-                return c.model();
+                Calibrator.Result r = Calibrator.measure(session, fp);
+                if (!r.settled()) {
+                    // Timings that never settled measure the JIT warming up or a loaded host, not the device: use the
+                    // constants for this process and measure again in the next one.
+                    source(d, "heuristic (file " + found.why() + "; measured timings did not settle)");
+                    return HeuristicCostModel.of(d);
+                }
+                boolean saved = store.store(r.calibration());
+                source(d, "measured (file " + found.why() + ")" + (saved ? ", stored in " + store.file(d, fp)
+                        : ", not stored (folder not writable)"));
+                return r.calibration().model();
             } catch (RuntimeException e) {
                 source(d, "heuristic (measuring failed: " + e.getMessage() + ")");
                 return HeuristicCostModel.of(d);
