@@ -17,18 +17,19 @@ class CpuCalibrationTest {
             long t0 = System.nanoTime();
             Calibrator.Result r = Calibrator.measure(s, "test-fingerprint");
             long ms = (System.nanoTime() - t0) / 1_000_000;
+            System.out.printf("cpu calibration in %d ms (settled %s): %s%n", ms, r.settled(), r.calibration());
+            assertTrue(ms < 8_000, "calibration took " + ms + " ms");
+            if (!r.settled()) {
+                return; // a loaded host or a cold JIT: nothing to check but that it gave up in time
+            }
             Calibration c = r.calibration();
-            System.out.printf("cpu calibration in %d ms (settled %s): %s%n", ms, r.settled(), c);
             CostUnits.check(c.model());
             assertTrue(c.unifiedMemory(), "CPU buffers are host memory");
             assertEquals(Device.CPU, c.device());
-            assertTrue(ms < 8_000, "calibration took " + ms + " ms");
             CalibrationStore store = new CalibrationStore(dir);
-            if (r.settled()) {
-                assertTrue(store.store(c));
-                assertEquals(c, store.load(Device.CPU, s.backendName(), "test-fingerprint", System.currentTimeMillis())
-                        .calibration().orElseThrow());
-            }
+            assertTrue(store.store(c));
+            assertEquals(c, store.load(Device.CPU, s.backendName(), "test-fingerprint", System.currentTimeMillis())
+                    .calibration().orElseThrow());
         }
     }
 }

@@ -19,7 +19,10 @@ import java.lang.foreign.ValueLayout;
  * allocator (host bandwidth). Each figure is the fastest of its repetitions, so background load inflates it less.
  */
 public final class Calibrator {
-    /** A measurement and whether every probe settled (an unsettled one is used but not stored). */
+    /**
+     * A measurement and whether every probe settled; when the first probe does not settle the rest are skipped and
+     * {@code calibration} is null.
+     */
     public record Result(Calibration calibration, boolean settled) {}
 
     /** m, k, n of the small GEMM probe. */
@@ -43,6 +46,9 @@ public final class Calibrator {
     private Result run(Session session, String fingerprint) {
         boolean[] settled = {true};
         double small = gemm(session, SMALL, settled);
+        if (!settled[0]) {
+            return new Result(null, false); // the rest would not settle either: do not spend more time
+        }
         double large = gemm(session, LARGE, settled);
         double roundtrip;
         double dispatch;

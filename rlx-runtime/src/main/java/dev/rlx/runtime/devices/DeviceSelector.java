@@ -114,6 +114,15 @@ public final class DeviceSelector implements AutoCloseable {
                 + (o.reason() == null ? "" : " (" + o.reason() + ")");
     }
 
+    /** Why {@code device} cannot run {@code g} under the policy, or null when it can. */
+    public String blockerFor(Graph g, Device device) {
+        try {
+            return blocker(device, check(g, device));
+        } catch (RuntimeException e) {
+            return "backend failed: " + e.getMessage();
+        }
+    }
+
     /** The devices that can run {@code g} under the policy, preferred first. */
     public List<Device> devicesFor(Graph g) {
         List<Device> ok = new ArrayList<>();

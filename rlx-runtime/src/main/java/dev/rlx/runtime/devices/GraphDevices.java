@@ -281,12 +281,8 @@ public final class GraphDevices implements AutoCloseable {
     }
 
     private String blockerOf(Device d) {
-        try {
-            String b = selector.report(graph).of(d).blocker();
-            return b == null ? "" : " (" + b + ")";
-        } catch (RuntimeException e) {
-            return " (" + message(e) + ")";
-        }
+        String b = selector.blockerFor(graph, d);
+        return b == null ? "" : " (" + b + ")";
     }
 
     private static String message(RuntimeException e) {
