@@ -6,7 +6,7 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * {@link PipelinedRunBenchmark}'s two methods alternated in one process ({@code ./rlx-bench/run pipelined-paired
- * [ROUNDS] [PREP_PASSES]}), so load from other processes hits both alike: after warm-up rounds, each round times one
+ * [ROUNDS] [PREP_PASSES] [PIPELINE_THREADS]}), so load from other processes hits both alike: after warm-up rounds, each round times one
  * call of each (32 runs), in alternating order; prints the medians and their ratio (above 1: pipelining is faster).
  */
 public final class PipelinedPaired {
@@ -15,8 +15,10 @@ public final class PipelinedPaired {
     public static void main(String[] args) {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 15;
         int prep = args.length > 1 ? Integer.parseInt(args[1]) : 64;
+        int threads = args.length > 2 ? Integer.parseInt(args[2]) : 0;
         PipelinedRunBenchmark b = new PipelinedRunBenchmark();
         b.prepPasses = prep;
+        b.pipelineThreads = threads;
         b.setUp();
         Blackhole bh = new Blackhole("Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
         try {
@@ -41,8 +43,9 @@ public final class PipelinedPaired {
             }
             double ms = median(seq);
             double mp = median(pipe);
-            System.out.printf(Locale.ROOT, "decoder block, 32 runs, prep %d passes, %d rounds: sequential %.1f ms, "
-                    + "pipelined %.1f ms (medians), sequential/pipelined = %.2f%n", prep, rounds, ms, mp, ms / mp);
+            System.out.printf(Locale.ROOT, "decoder block, 32 runs, prep %d passes, pipeline threads %d, %d rounds: "
+                    + "sequential %.1f ms, pipelined %.1f ms (medians), sequential/pipelined = %.2f%n", prep, threads, rounds,
+                    ms, mp, ms / mp);
         } finally {
             b.tearDown();
         }

@@ -44,6 +44,12 @@ public class PipelinedRunBenchmark {
     @Param({"8", "64"})
     public int prepPasses;
 
+    /** Worker threads of the pipeline's graph: 0 the backend's default (all cores), else that many (a core left free
+     *  for the caller's preparation). The sequential graph always has the default. */
+    @Param({"0", "1"})
+    public int pipelineThreads;
+
+    private CompiledGraph pipelineGraph;
     private Session session;
     private CompiledGraph compiled;
     private PipelinedGraph pipeline;
@@ -58,12 +64,22 @@ public class PipelinedRunBenchmark {
             compiled.setParam(e.getKey(), e.getValue());
         }
         seed = b.randomInput(43).toFloatArray();
-        pipeline = new PipelinedGraph(compiled);
+        pipelineGraph = pipelineThreads == 0 ? compiled
+                : session.compile(b.build(), dev.rlx.runtime.CompileOptions.defaults().withThreads(pipelineThreads));
+        if (pipelineGraph != compiled) {
+            for (Map.Entry<String, Tensor> e : b.randomWeights(42).entrySet()) {
+                pipelineGraph.setParam(e.getKey(), e.getValue());
+            }
+        }
+        pipeline = new PipelinedGraph(pipelineGraph);
     }
 
     @TearDown(Level.Trial)
     public void tearDown() {
         pipeline.close();
+        if (pipelineGraph != compiled) {
+            pipelineGraph.close();
+        }
         compiled.close();
         session.close();
     }
