@@ -21,10 +21,17 @@ public final class PipelinedGraph implements AutoCloseable {
     private final CompiledGraph graph;
     private final AsyncCommandStream stream;
     private final List<CompletableFuture<List<float[]>>> pending = new ArrayList<>();
+    // Read once here: the caller checks inputs against these while the worker runs the graph, never the graph itself.
+    private final String name;
+    private final Map<String, dev.rlx.ir.Shape> inputShapes = new java.util.LinkedHashMap<>();
 
     public PipelinedGraph(CompiledGraph graph) {
         this.graph = Objects.requireNonNull(graph, "graph");
-        this.stream = new AsyncCommandStream("rlx-pipeline-" + graph.graph().name());
+        this.name = graph.graph().name();
+        for (String n : graph.inputNames()) {
+            inputShapes.put(n, graph.inputShape(n));
+        }
+        this.stream = new AsyncCommandStream("rlx-pipeline-" + name);
     }
 
     /** The graph the pipeline runs (touch it only when nothing is pending). */
@@ -84,14 +91,15 @@ public final class PipelinedGraph implements AutoCloseable {
     private Map<String, float[]> snapshot(Map<String, float[]> inputs) {
         java.util.LinkedHashMap<String, float[]> copy = new java.util.LinkedHashMap<>();
         for (Map.Entry<String, float[]> e : inputs.entrySet()) {
-            if (!graph.inputNames().contains(e.getKey())) {
-                throw new BindingException("graph @" + graph.graph().name() + " has no input '" + e.getKey()
-                        + "'; its inputs are " + graph.inputNames());
+            dev.rlx.ir.Shape shape = inputShapes.get(e.getKey());
+            if (shape == null) {
+                throw new BindingException("graph @" + name + " has no input '" + e.getKey() + "'; its inputs are "
+                        + inputShapes.keySet());
             }
-            long want = graph.inputShape(e.getKey()).elementCount();
+            long want = shape.elementCount();
             if (e.getValue().length != want) {
-                throw new BindingException("input '" + e.getKey() + "' " + graph.inputShape(e.getKey()) + " takes " + want
-                        + " values but " + e.getValue().length + " were given");
+                throw new BindingException("input '" + e.getKey() + "' " + shape + " takes " + want + " values but "
+                        + e.getValue().length + " were given");
             }
             copy.put(e.getKey(), e.getValue().clone());
         }
