@@ -31,6 +31,10 @@ public final class BenchMain {
             CpuSuitePaired.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (args.length > 0 && args[0].equals("pipelined-paired")) {
+            PipelinedPaired.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         if (args.length > 0 && args[0].equals("stability")) {
             Stability.main(Arrays.copyOfRange(args, 1, args.length));
             return;

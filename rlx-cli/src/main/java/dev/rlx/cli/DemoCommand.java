@@ -61,7 +61,7 @@ final class DemoCommand implements Callable<Integer> {
             OptionChecks.atLeast(spec, "--warmup", warmup, 0);
         }
         CompileOptions opts = CompileOptions.defaults().withPrecision(precision).withOptimize(!noOptimize);
-        try (Session s = sessionOptions.open(opts); Progress progress = Progress.onTerminal(spec.commandLine().getErr())) {
+        try (Session s = sessionOptions.openFor(() -> LlamaBlock.demo().build(), opts); Progress progress = Progress.onTerminal(spec.commandLine().getErr())) {
             out.println("RLX demo on " + sessionOptions.describe(s));
             quickstart(s, out);
             decoderBlock(s, out, progress);

@@ -3,6 +3,7 @@ package dev.rlx.cli;
 import dev.rlx.onnx.embed.MiniLm;
 import dev.rlx.onnx.embed.SentenceEmbedder;
 import dev.rlx.onnx.text.BertTokenizer;
+import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.Session;
 import dev.rlx.runtime.Tick;
 import java.io.PrintWriter;
@@ -46,6 +47,8 @@ final class EmbedCommand implements Callable<Integer> {
 
     /** The text output shows at most this many characters of each text. */
     static final int ECHO_CHARS = 80;
+    /** Under --device auto, devices are weighed on the model at this batch and sequence length. */
+    static final int AUTO_TOKENS = 32;
 
     @Override
     public Integer call() {
@@ -58,7 +61,8 @@ final class EmbedCommand implements Callable<Integer> {
         float[][] v;
         int[] tokens;
         int limit;
-        try (Session s = sessionOptions.open(); Progress progress = Progress.onTerminal(err)) {
+        try (Session s = sessionOptions.openFor(() -> ModelGraphs.withSymbolicDims(which.model(), AUTO_TOKENS),
+                CompileOptions.defaults()); Progress progress = Progress.onTerminal(err)) {
             Tick t0 = Tick.now();
             progress.show("rlx embed: reading all-MiniLM-L6-v2 " + variant(which));
             BertTokenizer tok = which.tokenizer();

@@ -2,9 +2,11 @@ package dev.rlx.cli;
 
 import dev.rlx.ir.RlxException;
 import dev.rlx.ir.Tensor;
+import dev.rlx.onnx.OnnxBinding;
 import dev.rlx.onnx.OnnxModel;
 import dev.rlx.onnx.OnnxRunner;
 import dev.rlx.onnx.OnnxValueInfo;
+import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.Session;
 import dev.rlx.runtime.Tick;
 import dev.rlx.runtime.weights.Npy;
@@ -76,7 +78,8 @@ final class RunCommand implements Callable<Integer> {
             throw InputFileException.reading(model, "MODEL", e);
         }
         Map<String, Tensor> feed = readInputs(m);
-        try (Session s = sessionOptions.open(); OnnxRunner r = new OnnxRunner(m, s);
+        try (Session s = sessionOptions.openFor(() -> m.importGraph(OnnxBinding.of(feed)).graph(), CompileOptions.defaults());
+                OnnxRunner r = new OnnxRunner(m, s);
                 Progress progress = Progress.onTerminal(err)) {
             progress.show("rlx run: importing, compiling and running " + model.getFileName());
             Tick t0 = Tick.now();

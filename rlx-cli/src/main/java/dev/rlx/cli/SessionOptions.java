@@ -1,12 +1,20 @@
 package dev.rlx.cli;
 
+import dev.rlx.ir.Graph;
 import dev.rlx.runtime.BackendRegistry;
 import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.Device;
+import dev.rlx.runtime.Rlx;
 import dev.rlx.runtime.Session;
+import dev.rlx.runtime.devices.CostModels;
+import dev.rlx.runtime.devices.DeviceChoice;
+import dev.rlx.runtime.devices.DevicePolicy;
+import dev.rlx.runtime.devices.DeviceSelector;
+import java.io.PrintWriter;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -19,8 +27,13 @@ final class SessionOptions {
     /** The devices whose backend RLX publishes as an artifact; any other device has nothing to install yet. */
     private static final Set<Device> PUBLISHED_BACKENDS = EnumSet.of(Device.CPU, Device.VULKAN);
 
-    @Option(names = "--device", defaultValue = "cpu", paramLabel = "DEVICE",
-            description = "Device to run on (default: ${DEFAULT-VALUE}).")
+    /** The {@code --device} value that lets the device policy and the cost model choose. */
+    static final String AUTO = "auto";
+
+    @Option(names = "--device", defaultValue = AUTO, paramLabel = "DEVICE",
+            description = "Device to run on, or auto: the device policy (RLX_DEVICE, RLX_DEVICES, RLX_DENY_DEVICES, "
+                    + "RLX_PREFER_DEVICES, RLX_FORCE_DEVICE) and the cost model choose, and say why on stderr "
+                    + "(default: ${DEFAULT-VALUE}).")
     String device;
 
     @Option(names = "--threads", paramLabel = "N",
@@ -42,11 +55,45 @@ final class SessionOptions {
      *     this build has no backend for, naming the devices it has
      */
     Session open(CompileOptions base) {
+        return openFor(() -> null, base);
+    }
+
+    /**
+     * A session on the chosen device for running the graph {@code graph} gives (asked only under {@code --device auto};
+     * null: not known); with auto the device is resolved for it by {@link DeviceSelector} (hint, RLX_DEVICE, policy,
+     * cost model) and the choice and its reason go to stderr.
+     */
+    Session openFor(Supplier<Graph> graph, CompileOptions base) {
         if (threads != null) {
             OptionChecks.between(spec, "--threads", threads, 0, MAX_THREADS);
         }
-        Device d = device();
-        return new Session(d, threads == null ? base : base.withThreads(threadCount()));
+        CompileOptions options = threads == null ? base : base.withThreads(threadCount());
+        Device d = AUTO.equalsIgnoreCase(device.trim()) ? auto(graph, options) : device();
+        return new Session(d, options);
+    }
+
+    private Device auto(Supplier<Graph> graphOf, CompileOptions options) {
+        PrintWriter err = spec.commandLine().getErr();
+        DevicePolicy policy = DevicePolicy.fromEnv();
+        policy.ignored().forEach(n -> err.println(spec.qualifiedName() + ": note: " + n));
+        DeviceChoice c;
+        Graph graph;
+        try {
+            graph = graphOf.get();
+        } catch (RuntimeException e) {
+            graph = null;
+            err.println(spec.qualifiedName() + ": note: could not build the graph to choose a device with: " + e.getMessage());
+        }
+        if (graph == null) {
+            c = new DeviceChoice(Device.CPU, "no graph to weigh the devices with");
+        } else {
+            try (DeviceSelector s = new DeviceSelector(policy, CostModels.calibrated(), Rlx::setting, options, false)) {
+                c = s.resolve(graph, null);
+            }
+        }
+        err.println(spec.qualifiedName() + ": --device auto: " + c.device().label() + " (" + c.reason() + ")");
+        err.flush();
+        return c.device();
     }
 
     /** The worker threads {@code --threads} asks for (0: all cores), or 0 for the backend's default. */

@@ -123,8 +123,11 @@ class LauncherTest {
         Map<String, Object> doc = JsonTree.object(r.out()); // the whole of stdout is one JSON document
         List<Map<String, Object>> got = (List<Map<String, Object>>) doc.get("texts");
         assertEquals(texts, got.stream().map(t -> t.get("text")).toList());
-        assertEquals(List.of("all-MiniLM-L6-v2 fp32 on cpu"), r.errLines().stream().map(l -> l.replaceAll(" \\(.*", "")).toList(),
-                "stderr has the one timing line: " + r.err());
+        List<String> err = r.errLines().stream().map(l -> l.replaceAll(" \\(.*", "")).toList();
+        assertEquals(2, err.size(), "stderr has the device choice and the one timing line: " + r.err());
+        assertTrue(err.get(0).startsWith("rlx embed: --device auto: "), r.err());
+        assertEquals("all-MiniLM-L6-v2 fp32 on " + err.get(0).substring("rlx embed: --device auto: ".length()), err.get(1),
+                r.err());
         Run hw = rlx(dir, "hw", "--json");
         assertEquals(0, hw.exit(), hw.err());
         assertTrue(JsonTree.object(hw.out()).containsKey("fingerprint"), hw.out());

@@ -52,6 +52,8 @@ class RunCommandTest {
         assertTrue(r.out().matches("(?s).*\n  steady state: [0-9.]+ ms per run \\(median of 2; min [0-9.]+, mean [0-9.]+\\)"
                 + " after \\d+ warm-up runs.*"), r.out());
         assertTrue(r.err().contains("wrote " + out.resolve("last_hidden_state.npy")), r.err());
+        // --device auto is the default: the choice and why, on stderr (only the CPU is usable without a GPU driver)
+        assertTrue(r.err().startsWith("rlx run: --device auto: cpu ("), r.err());
         assertTrue(!r.out().contains("wrote"), "status lines go to stderr: " + r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.startsWith("last_hidden_state") && l.contains("f32[1, 8, 384]")),
                 r.out());
