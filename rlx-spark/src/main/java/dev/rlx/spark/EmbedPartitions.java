@@ -1,0 +1,160 @@
+package dev.rlx.spark;
+
+import dev.rlx.onnx.text.BertTokenizer;
+import dev.rlx.onnx.text.Encoding;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+
+/**
+ * The task side of {@link RlxSpark#embed}: each partition's rows with an embedding appended, computed window by
+ * window ({@link EmbedOptions}) on this JVM's shared model. A null text gives a null embedding; an empty text is
+ * embedded like any other (its [CLS] and [SEP] tokens).
+ */
+final class EmbedPartitions implements MapPartitionsFunction<Row, Row> {
+    private final TextModel model;
+    private final EmbedOptions options;
+    private final int textIndex;
+    private final String textColumn;
+
+    EmbedPartitions(TextModel model, EmbedOptions options, int textIndex, String textColumn) {
+        this.model = model;
+        this.options = options;
+        this.textIndex = textIndex;
+        this.textColumn = textColumn;
+    }
+
+    @Override
+    public Iterator<Row> call(Iterator<Row> rows) {
+        TaskContext task = TaskContext.get();
+        int partition = task == null ? 0 : task.partitionId();
+        int threads = Tasks.threads(options.threads());
+        String key = model.key();
+        TextModel.Loaded loaded = ExecutorModels.model(key, model::load);
+        Runnable[] done = new Runnable[1];
+        TextEncoder encoder = Tasks.borrowForTask(key, threads, done);
+        return new Windows(rows, loaded.tokenizer(), encoder, partition, done[0]);
+    }
+
+    /** Reads a window of rows, embeds its texts, hands the rows out, and reads the next. */
+    private final class Windows implements Iterator<Row> {
+        private final Iterator<Row> in;
+        private final BertTokenizer tokenizer;
+        private final TextEncoder encoder;
+        private final int partition;
+        private final Runnable done;
+        private final List<Row> rows = new ArrayList<>();
+        private float[][] vectors = new float[0][];
+        private int next;
+        private long offset; // partition offset of rows.get(0)
+
+        Windows(Iterator<Row> in, BertTokenizer tokenizer, TextEncoder encoder, int partition, Runnable done) {
+            this.in = in;
+            this.done = done;
+            this.tokenizer = tokenizer;
+            this.encoder = encoder;
+            this.partition = partition;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (next < rows.size()) {
+                return true;
+            }
+            offset += rows.size();
+            rows.clear();
+            next = 0;
+            int texts = 0;
+            while (texts < options.window() && in.hasNext()) {
+                Row r = in.next();
+                rows.add(r);
+                if (!r.isNullAt(textIndex)) {
+                    texts++;
+                }
+            }
+            if (rows.isEmpty()) {
+                done.run(); // the encoder is free for the next task (also given back if the task ends early)
+                return false;
+            }
+            vectors = embedWindow();
+            return true;
+        }
+
+        @Override
+        public Row next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            Row r = rows.get(next);
+            Object[] values = new Object[r.length() + 1];
+            for (int i = 0; i < r.length(); i++) {
+                values[i] = r.get(i);
+            }
+            values[r.length()] = vectors[next];
+            next++;
+            return RowFactory.create(values);
+        }
+
+        /** The window's embeddings by row (null for a null text). */
+        private float[][] embedWindow() {
+            int n = rows.size();
+            Encoding[] enc = new Encoding[n];
+            Integer[] order = new Integer[n];
+            int texts = 0;
+            for (int i = 0; i < n; i++) {
+                Row r = rows.get(i);
+                if (r.isNullAt(textIndex)) {
+                    continue;
+                }
+                try {
+                    enc[i] = tokenizer.encode(r.getString(textIndex));
+                } catch (RuntimeException e) {
+                    throw new PartitionInferenceException(partition, offset + i, offset + i,
+                            "cannot tokenize column '" + textColumn + "'", e);
+                }
+                order[texts++] = i;
+            }
+            Integer[] sorted = Arrays.copyOf(order, texts);
+            Arrays.sort(sorted, (a, b) -> Integer.compare(enc[a].length(), enc[b].length())); // stable: ties keep row order
+            float[][] out = new float[n][];
+            for (int from = 0; from < texts; from += options.batchSize()) {
+                int to = Math.min(texts, from + options.batchSize());
+                List<Encoding> batch = new ArrayList<>(to - from);
+                int longest = 1;
+                for (int k = from; k < to; k++) {
+                    batch.add(enc[sorted[k]]);
+                    longest = Math.max(longest, enc[sorted[k]].length());
+                }
+                int rowsRun = Batches.roundedBatch(to - from, options.batchSize());
+                Encoding filler = batch.get(0);
+                while (batch.size() < rowsRun) {
+                    batch.add(filler); // a row whose result is dropped: keeps batch sizes to a few powers of two
+                }
+                int seq = Math.min(Batches.roundUp(longest, options.bucket()), Math.max(longest, tokenizer.maxLength()));
+                float[][] v;
+                try {
+                    v = encoder.embed(batch, seq);
+                } catch (RuntimeException e) {
+                    long first = Long.MAX_VALUE;
+                    long last = -1;
+                    for (int k = from; k < to; k++) {
+                        first = Math.min(first, offset + sorted[k]);
+                        last = Math.max(last, offset + sorted[k]);
+                    }
+                    throw new PartitionInferenceException(partition, first, last, "embedding a batch of " + (to - from)
+                            + " texts of column '" + textColumn + "' (" + seq + " tokens)", e);
+                }
+                for (int k = from; k < to; k++) {
+                    out[sorted[k]] = v[k - from];
+                }
+            }
+            return out;
+        }
+    }
+}
