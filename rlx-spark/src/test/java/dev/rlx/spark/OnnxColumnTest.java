@@ -86,7 +86,7 @@ class OnnxColumnTest {
                 slot[r.getInt(0)] = -1;
                 continue;
             }
-            System.arraycopy(floats(r.getList(1)), 0, x, k * TinyOnnx.IN, TinyOnnx.IN);
+            System.arraycopy(floats((List<?>) r.get(1)), 0, x, k * TinyOnnx.IN, TinyOnnx.IN);
             slot[r.getInt(0)] = k++;
         }
         float[] y;
@@ -127,8 +127,13 @@ class OnnxColumnTest {
             cause = cause.getCause();
         }
         String message = cause != null ? cause.getMessage() : e.getMessage();
-        assertTrue(message.contains("partition 0, row 6") && message.contains("has 3 values")
-                && message.contains("takes 6 per row"), message);
+        assertTrue(message.contains("partition 0, row 6") && message.contains("has 3 values where the batch's first row "
+                + "has 6"), message);
+        input.set(0, RowFactory.create(0, List.of(1f, 2f)));
+        SparkException first = assertThrows(SparkException.class, () -> RlxSpark.onnx(spark.createDataFrame(input, SCHEMA)
+                .coalesce(1), model.toString(), List.of("features"), List.of("y")).collect());
+        assertTrue(first.getMessage().contains("partition 0, row 0") && first.getMessage().contains("has 2 values; input "
+                + "'x' takes 6 per row"), first.getMessage());
     }
 
     @Test
