@@ -19,7 +19,8 @@ import org.openjdk.jmh.runner.options.CommandLineOptionException;
  * suite's table of rates, JSON and chart ({@link CpuSuiteReport}). {@code ./rlx-bench/run paired ...} runs the
  * CPU suite's cases with RLX and the peer alternated in one process instead ({@link CpuSuitePaired}); {@code
  * ./rlx-bench/run minilm-memory} prints what MiniLM at three sequence lengths keeps resident
- * ({@link MiniLmMemoryReport}); {@code ./rlx-bench/run stability CASE} times RLX alone in several fresh JVMs
+ * ({@link MiniLmMemoryReport}); {@code ./rlx-bench/run spark-embed} embeds short texts with RLX alone, RLX on
+ * Spark and ONNX Runtime on Spark ({@link SparkEmbedBench}); {@code ./rlx-bench/run stability CASE} times RLX alone in several fresh JVMs
  * ({@link Stability}).
  */
 public final class BenchMain {
@@ -36,6 +37,10 @@ public final class BenchMain {
         }
         if (args.length > 0 && args[0].equals("stability-child")) {
             Stability.childMain(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("spark-embed")) {
+            SparkEmbedBench.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("minilm-memory")) {

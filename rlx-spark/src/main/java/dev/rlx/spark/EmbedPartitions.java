@@ -3,7 +3,6 @@ package dev.rlx.spark;
 import dev.rlx.onnx.text.BertTokenizer;
 import dev.rlx.onnx.text.Encoding;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -105,8 +104,6 @@ final class EmbedPartitions implements MapPartitionsFunction<Row, Row> {
         private float[][] embedWindow() {
             int n = rows.size();
             Encoding[] enc = new Encoding[n];
-            Integer[] order = new Integer[n];
-            int texts = 0;
             for (int i = 0; i < n; i++) {
                 Row r = rows.get(i);
                 if (r.isNullAt(textIndex)) {
@@ -118,43 +115,8 @@ final class EmbedPartitions implements MapPartitionsFunction<Row, Row> {
                     throw new PartitionInferenceException(partition, offset + i, offset + i,
                             "cannot tokenize column '" + textColumn + "'", e);
                 }
-                order[texts++] = i;
             }
-            Integer[] sorted = Arrays.copyOf(order, texts);
-            Arrays.sort(sorted, (a, b) -> Integer.compare(enc[a].length(), enc[b].length())); // stable: ties keep row order
-            float[][] out = new float[n][];
-            for (int from = 0; from < texts; from += options.batchSize()) {
-                int to = Math.min(texts, from + options.batchSize());
-                List<Encoding> batch = new ArrayList<>(to - from);
-                int longest = 1;
-                for (int k = from; k < to; k++) {
-                    batch.add(enc[sorted[k]]);
-                    longest = Math.max(longest, enc[sorted[k]].length());
-                }
-                int rowsRun = Batches.roundedBatch(to - from, options.batchSize());
-                Encoding filler = batch.get(0);
-                while (batch.size() < rowsRun) {
-                    batch.add(filler); // a row whose result is dropped: keeps batch sizes to a few powers of two
-                }
-                int seq = Math.min(Batches.roundUp(longest, options.bucket()), Math.max(longest, tokenizer.maxLength()));
-                float[][] v;
-                try {
-                    v = encoder.embed(batch, seq);
-                } catch (RuntimeException e) {
-                    long first = Long.MAX_VALUE;
-                    long last = -1;
-                    for (int k = from; k < to; k++) {
-                        first = Math.min(first, offset + sorted[k]);
-                        last = Math.max(last, offset + sorted[k]);
-                    }
-                    throw new PartitionInferenceException(partition, first, last, "embedding a batch of " + (to - from)
-                            + " texts of column '" + textColumn + "' (" + seq + " tokens)", e);
-                }
-                for (int k = from; k < to; k++) {
-                    out[sorted[k]] = v[k - from];
-                }
-            }
-            return out;
+            return LengthBuckets.embed(enc, encoder, options, tokenizer.maxLength(), partition, offset, textColumn);
         }
     }
 }

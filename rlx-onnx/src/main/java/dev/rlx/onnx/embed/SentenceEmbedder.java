@@ -131,7 +131,7 @@ public final class SentenceEmbedder implements AutoCloseable {
     }
 
     /** Per batch row: the mean of {@code hidden [batch, seq, dim]} over the positions where mask is 1, normalised. */
-    static float[][] pool(float[] hidden, long[] mask, int batch, int seq, int dim) {
+    public static float[][] pool(float[] hidden, long[] mask, int batch, int seq, int dim) {
         float[][] out = new float[batch][dim];
         for (int b = 0; b < batch; b++) {
             double[] sum = new double[dim];
