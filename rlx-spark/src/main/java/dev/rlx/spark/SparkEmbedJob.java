@@ -8,7 +8,8 @@ import org.apache.spark.sql.SparkSession;
 /**
  * The job of {@code rlx spark-embed}: read a Parquet data set, add the embedding of its text column, write
  * Parquet. Runs on the Spark session already active in this JVM (under {@code spark-submit}, whose master and
- * settings win), else on a session it starts with {@code master} and stops at the end.
+ * settings win), else on a session it starts with {@code master} (unless spark-submit set {@code spark.master})
+ * and stops at the end.
  *
  * @param input        Parquet file or folder to read
  * @param output       Parquet folder to write (must not exist, unless {@code overwrite})
@@ -43,9 +44,13 @@ public record SparkEmbedJob(String input, String output, String textColumn, Stri
     }
 
     private SparkSession start() {
-        SparkSession.Builder b = SparkSession.builder().appName("rlx spark-embed").master(master)
+        SparkSession.Builder b = SparkSession.builder().appName("rlx spark-embed")
                 .config("spark.ui.showConsoleProgress", "false");
-        if (master.startsWith("local")) {
+        String submitted = System.getProperty("spark.master"); // set by spark-submit, whose master wins
+        if (submitted == null) {
+            b.master(master);
+        }
+        if ((submitted == null ? master : submitted).startsWith("local")) {
             b.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
                     .config("spark.ui.enabled", "false");
         }
