@@ -1,5 +1,6 @@
 package dev.rlx.spark;
 
+import org.apache.spark.sql.AnalysisException;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
@@ -24,6 +25,12 @@ public record SparkEmbedJob(String input, String output, String textColumn, Stri
     /** What the job did. */
     public record Result(long rows, long nullTexts, int partitions, double seconds) {}
 
+    /**
+     * Runs the job.
+     *
+     * @throws RlxSparkException if the input is missing or unreadable, the output exists (without overwrite), or
+     *     the text column is missing or not a string
+     */
     public Result run() {
         boolean ours = SparkSession.getActiveSession().isEmpty() && SparkSession.getDefaultSession().isEmpty();
         SparkSession spark = ours ? start() : SparkSession.active();
@@ -36,6 +43,14 @@ public record SparkEmbedJob(String input, String output, String textColumn, Stri
             long rows = written.count();
             long nulls = written.filter(written.col(outputColumn).isNull()).count();
             return new Result(rows, nulls, in.rdd().getNumPartitions(), (System.nanoTime() - t0) / 1e9);
+        } catch (Exception e) { // Spark's AnalysisException is checked in Java's eyes but undeclared
+            if (e instanceof AnalysisException) {
+                throw new RlxSparkException(input + " -> " + output + ": " + e.getMessage(), e);
+            }
+            if (e instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new RlxSparkException(input + " -> " + output + ": " + e, e);
         } finally {
             if (ours) {
                 spark.stop();
