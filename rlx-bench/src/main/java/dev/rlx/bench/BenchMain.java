@@ -21,7 +21,8 @@ import org.openjdk.jmh.runner.options.CommandLineOptionException;
  * ./rlx-bench/run minilm-memory} prints what MiniLM at three sequence lengths keeps resident
  * ({@link MiniLmMemoryReport}); {@code ./rlx-bench/run stability CASE} times RLX alone in several fresh JVMs
  * ({@link Stability}); {@code ./rlx-bench/run Models} runs the ONNX model corpus against ONNX Runtime
- * ({@link ModelsBench}).
+ * ({@link ModelsBench}); {@code ./rlx-bench/run spark-embed} embeds short texts with RLX alone, RLX on
+ * Spark and ONNX Runtime on Spark ({@link SparkEmbedBench}).
  */
 public final class BenchMain {
     private BenchMain() {}
@@ -49,6 +50,10 @@ public final class BenchMain {
         }
         if (args.length > 0 && args[0].equals("models-first")) {
             ModelsBench.childMain(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("spark-embed")) {
+            SparkEmbedBench.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("minilm-memory")) {

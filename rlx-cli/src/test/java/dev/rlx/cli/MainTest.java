@@ -29,7 +29,7 @@ class MainTest {
     void unknownCommandOrOption_isOneLineAndStatus2() {
         Cli r = Cli.rlx("embd", "x");
         assertEquals(2, r.exit());
-        assertEquals("rlx: unknown command 'embd' (did you mean embed or demo?); see 'rlx --help'\n", r.err());
+        assertEquals("rlx: unknown command 'embd' (did you mean embed or spark-embed or demo?); see 'rlx --help'\n", r.err());
         assertEquals("", r.out());
         Cli o = Cli.rlx("hw", "--jsn");
         assertEquals(2, o.exit());

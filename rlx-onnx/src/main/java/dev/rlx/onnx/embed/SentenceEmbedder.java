@@ -79,7 +79,28 @@ public final class SentenceEmbedder implements AutoCloseable {
             enc.add(e);
             seq = Math.max(seq, e.length());
         }
-        int batch = texts.size();
+        return embedEncoded(enc, seq);
+    }
+
+    /**
+     * One unit-length embedding per encoding (from this embedder's {@link #tokenizer()}), in order, the batch
+     * padded to {@code seq} tokens. Callers that batch many texts choose {@code seq} themselves (e.g. rounded up to
+     * a bucket, so that a few compiled shapes serve every batch); padding does not change an embedding beyond
+     * float rounding.
+     *
+     * @throws OnnxImportException if {@code seq} is shorter than an encoding
+     */
+    public float[][] embedEncoded(List<Encoding> enc, int seq) {
+        if (enc.isEmpty()) {
+            return new float[0][];
+        }
+        for (int b = 0; b < enc.size(); b++) {
+            if (enc.get(b).length() > seq) {
+                throw new OnnxImportException("encoding [" + b + "] has " + enc.get(b).length() + " tokens, more than the "
+                        + seq + " the batch is padded to");
+            }
+        }
+        int batch = enc.size();
         long[] ids = new long[batch * seq];
         long[] mask = new long[batch * seq];
         long[] types = new long[batch * seq];
@@ -110,7 +131,7 @@ public final class SentenceEmbedder implements AutoCloseable {
     }
 
     /** Per batch row: the mean of {@code hidden [batch, seq, dim]} over the positions where mask is 1, normalised. */
-    static float[][] pool(float[] hidden, long[] mask, int batch, int seq, int dim) {
+    public static float[][] pool(float[] hidden, long[] mask, int batch, int seq, int dim) {
         float[][] out = new float[batch][dim];
         for (int b = 0; b < batch; b++) {
             double[] sum = new double[dim];
