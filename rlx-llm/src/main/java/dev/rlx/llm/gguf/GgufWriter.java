@@ -35,6 +35,15 @@ public final class GgufWriter {
         return metadata;
     }
 
+    /** Elements of the array metadata {@code key} set so far (e.g. the generated vocabulary's size). */
+    public int arrayLength(String key) {
+        GgufValue v = metadata.get(key);
+        if (v == null || v.type() != GgufValueType.ARRAY) {
+            throw new IllegalArgumentException("no array metadata '" + key + "'");
+        }
+        return ((GgufArray) v.value()).size();
+    }
+
     /** Writes version 2 instead of 3 (the two differ only in their version field for little-endian files). */
     public GgufWriter version(int v) {
         if (v != 2 && v != 3) {

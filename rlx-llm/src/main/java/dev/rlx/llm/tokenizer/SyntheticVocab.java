@@ -115,7 +115,7 @@ public final class SyntheticVocab {
                 }
             }
             String best = null;
-            int bestCount = 1;
+            int bestCount = 0; // pairs seen once merge too, so a small corpus still gives many merges
             for (Map.Entry<String, Integer> e : pairs.entrySet()) {
                 if (e.getValue() > bestCount) {
                     best = e.getKey();

@@ -22,24 +22,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  * splits worked out by hand) and on generated ones (decode(encode(s)) == s over a multilingual text set).
  */
 class TokenizerTest {
-    /** ASCII, accents, Cyrillic, Greek, CJK, emoji (with ZWJ), code, whitespace runs, CRLF, a text with specials. */
-    static final List<String> TEXTS = List.of(
-            "Hello world",
-            "The quick brown fox jumps over the lazy dog.",
-            "Café naïve résumé — déjà vu, Ærøskøbing",
-            "Привет, мир! Γειά σου κόσμε.",
-            "你好，世界。日本語のテキスト、한국어",
-            "Emoji 🙂🚀 and a family 👩‍👩‍👧 and 👩‍💻",
-            "def f(x):\n    return x ** 2  # square\n",
-            "for (int i = 0; i < n; i++) { s += a[i]; }",
-            "   leading, trailing   ",
-            "tabs\tand\t\tnewlines\n\n\nand\r\nCRLF",
-            "numbers 1234567890 3.14159 1e-9",
-            "It's they're we've I'm you'll he'd",
-            "",
-            " ",
-            "\n",
-            "x");
+    /** The shared set plus the empty text. */
+    static final List<String> TEXTS = concat(TokenizerTestTexts.ALL, List.of(""));
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> r = new ArrayList<>(a);
+        r.addAll(b);
+        return r;
+    }
 
     static Tokenizer tokenizer(GgufWriter w) {
         byte[] b = w.toBytes();
