@@ -36,6 +36,16 @@ public final class LlamaCpp {
         return ids;
     }
 
+    /** The text llama.cpp generates greedily for {@code n} tokens after {@code prompt} (BOS by the vocab's rule). */
+    public static String generate(Path model, String prompt, int n, Path work) throws IOException,
+            InterruptedException {
+        Path in = work.resolve("prompt.b64");
+        Path out = work.resolve("generated.b64");
+        Files.writeString(in, Base64.getEncoder().encodeToString(prompt.getBytes(StandardCharsets.UTF_8)));
+        run(work, "generate", model.toString(), in.toString(), out.toString(), Integer.toString(n));
+        return new String(Base64.getDecoder().decode(Files.readString(out).trim()), StandardCharsets.UTF_8);
+    }
+
     private static void run(Path work, String... args) throws IOException, InterruptedException {
         Path lib = Files.createDirectories(work.resolve("llama-native"));
         String java = ProcessHandle.current().info().command().orElse("java");

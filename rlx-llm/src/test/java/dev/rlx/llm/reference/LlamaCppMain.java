@@ -1,6 +1,8 @@
 package dev.rlx.llm.reference;
 
+import de.kherud.llama.InferenceParameters;
 import de.kherud.llama.LlamaModel;
+import de.kherud.llama.LlamaOutput;
 import de.kherud.llama.LogLevel;
 import de.kherud.llama.ModelParameters;
 import de.kherud.llama.args.LogFormat;
@@ -15,6 +17,8 @@ import java.util.List;
  * Runs llama.cpp (de.kherud:llama) in a JVM of its own, started by {@link LlamaCpp}: it can abort the process.
  * {@code tokenize MODEL INPUT OUTPUT}: INPUT has one base64 UTF-8 text a line; OUTPUT gets each text's ids as a
  * line of space-separated numbers (the binding's {@code encode}: no BOS added, special tokens parsed).
+ * {@code generate MODEL PROMPT OUTPUT N}: PROMPT holds a base64 UTF-8 prompt; OUTPUT gets the text of N greedy
+ * tokens, base64.
  */
 public final class LlamaCppMain {
     private LlamaCppMain() {}
@@ -38,6 +42,18 @@ public final class LlamaCppMain {
                         }
                         out.println(sb);
                     }
+                }
+                case "generate" -> {
+                    // greedy: temperature 0 keeps only the largest logit; EOS ignored so every run has n tokens
+                    String prompt = new String(Base64.getDecoder().decode(Files.readString(Path.of(args[2])).trim()),
+                            StandardCharsets.UTF_8);
+                    InferenceParameters ip = new InferenceParameters(prompt).setNPredict(Integer.parseInt(args[4]))
+                            .setTemperature(0).setIgnoreEos(true).setCachePrompt(false).setSeed(1);
+                    StringBuilder sb = new StringBuilder();
+                    for (LlamaOutput o : m.generate(ip)) {
+                        sb.append(o.text);
+                    }
+                    out.println(Base64.getEncoder().encodeToString(sb.toString().getBytes(StandardCharsets.UTF_8)));
                 }
                 default -> throw new IllegalArgumentException(mode);
             }
