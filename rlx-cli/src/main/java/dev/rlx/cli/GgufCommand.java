@@ -94,7 +94,7 @@ final class GgufCommand implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "OUT", description = "The .gguf file to write.")
         Path out;
 
-        @Option(names = "--size", defaultValue = "tiny", description = "Preset: tiny (~1M params), 100m or 1b "
+        @Option(names = "--size", defaultValue = "tiny", description = "Preset: tiny (~0.5M params), 100m or 1b "
                 + "(Llama-3.2-1B-like shapes). Default ${DEFAULT-VALUE}.")
         String size;
 
@@ -158,10 +158,15 @@ final class GgufCommand implements Callable<Integer> {
             };
             String a = arch != null ? arch : base.architecture();
             String v = vocab != null ? vocab : a.equals("qwen2") ? "qwen2" : base.vocab();
-            SyntheticLlama s = new SyntheticLlama(a, v, v.equals("spm") ? Math.max(base.vocabSize(), 600)
+            SyntheticLlama s;
+            try {
+                s = new SyntheticLlama(a, v, v.equals("spm") ? Math.max(base.vocabSize(), 600)
                     : base.vocabSize(), orElse(dim, base.dim()), orElse(layers, base.layers()),
                     orElse(heads, base.heads()), orElse(kvHeads, base.kvHeads()), orElse(ffn, base.ffnDim()),
                     base.contextLength(), t, tied || base.tiedEmbeddings(), 0, seed);
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
             long bytes = s.write(out);
             PrintWriter w = spec.commandLine().getOut();
             w.printf(Locale.ROOT, "%s: %s, %s weights, dim %d, %d layers, %d/%d heads, ffn %d, %d bytes%n", out,

@@ -41,5 +41,8 @@ class GgufCommandTest {
         Cli t = Cli.rlx("gguf", "synth", dir.resolve("x.gguf").toString(), "--type", "q4_k");
         assertEquals(2, t.exit());
         assertTrue(t.err().contains("K-quants"), t.err());
+        Cli h = Cli.rlx("gguf", "synth", dir.resolve("y.gguf").toString(), "--heads", "3");
+        assertEquals(2, h.exit());
+        assertTrue(h.err().contains("heads must divide dim"), h.err());
     }
 }

@@ -22,7 +22,19 @@ import java.util.SplittableRandom;
 public record SyntheticLlama(String architecture, String vocab, int vocabSize, int dim, int layers, int heads,
                              int kvHeads, int ffnDim, int contextLength, GgmlType type, boolean tiedEmbeddings,
                              float ropeScalingFactor, long seed) {
-    /** A small GQA model for tests (about 1M parameters). */
+    public SyntheticLlama {
+        if (dim <= 0 || layers <= 0 || heads <= 0 || kvHeads <= 0 || ffnDim <= 0 || contextLength <= 0
+                || dim % heads != 0 || heads % kvHeads != 0 || (dim / heads) % 2 != 0) {
+            throw new IllegalArgumentException("dim " + dim + ", " + layers + " layers, " + heads + " heads over "
+                    + kvHeads + " KV heads, ffn " + ffnDim + ": sizes must be positive, heads must divide dim into"
+                    + " an even head size and KV heads must divide heads");
+        }
+        if (!architecture.equals("llama") && !architecture.equals("qwen2")) {
+            throw new IllegalArgumentException("architecture " + architecture + " (llama, qwen2)");
+        }
+    }
+
+    /** A small GQA model for tests (about 0.5M parameters). */
     public static SyntheticLlama tiny(GgmlType type) {
         return new SyntheticLlama("llama", "spm", 600, 128, 2, 4, 2, 352, 512, type, false, 0, 42);
     }
