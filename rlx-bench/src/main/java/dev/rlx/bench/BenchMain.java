@@ -22,7 +22,8 @@ import org.openjdk.jmh.runner.options.CommandLineOptionException;
  * ({@link MiniLmMemoryReport}); {@code ./rlx-bench/run stability CASE} times RLX alone in several fresh JVMs
  * ({@link Stability}); {@code ./rlx-bench/run Models} runs the ONNX model corpus against ONNX Runtime
  * ({@link ModelsBench}); {@code ./rlx-bench/run spark-embed} embeds short texts with RLX alone, RLX on
- * Spark and ONNX Runtime on Spark ({@link SparkEmbedBench}).
+ * Spark and ONNX Runtime on Spark ({@link SparkEmbedBench}); {@code ./rlx-bench/run compile-chain} times the
+ * compile of a 40,000-node MatMul/ReLU chain ({@link CompileChain}).
  */
 public final class BenchMain {
     private BenchMain() {}
@@ -54,6 +55,10 @@ public final class BenchMain {
         }
         if (args.length > 0 && args[0].equals("spark-embed")) {
             SparkEmbedBench.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("compile-chain")) {
+            CompileChain.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("minilm-memory")) {
