@@ -26,9 +26,24 @@ public record Calibration(int schemaVersion, Device device, String backend, Stri
     /** GEMMs with m·k·n below this use the small rate. */
     public static final long SMALL_WORK = 1L << 18;
 
-    /** Throws {@link CostModelException} when a number is outside its unit's range. */
+    /**
+     * The slowest GEMM rate a CPU calibration may report at {@link Calibrator#LARGE}, in GFLOP/s. RLX's CPU kernels
+     * compiled by C2 run that shape at tens of GFLOP/s on any core they support; interpreted (a cold JVM, or two slow
+     * rounds that looked settled) they run at 0.1-0.3. A rate below this measured the JIT, not the CPU, and would make
+     * every graph look a hundred times too slow on the CPU (a GPU then wins graphs it should lose).
+     */
+    public static final double CPU_MIN_LARGE_GEMM_GFLOPS = 2.0;
+
+    /**
+     * Throws {@link CostModelException} when a number is outside its unit's range, or when a CPU calibration's GEMM
+     * rate is below {@link #CPU_MIN_LARGE_GEMM_GFLOPS} (measured before the JIT compiled the kernels).
+     */
     public Calibration validated() {
         CostUnits.check(model());
+        if (device == Device.CPU && largeGemmGflops < CPU_MIN_LARGE_GEMM_GFLOPS) {
+            throw new CostModelException("cpu calibration's GEMM rate " + largeGemmGflops + " GFLOP/s is below "
+                    + CPU_MIN_LARGE_GEMM_GFLOPS + " GFLOP/s: it timed interpreted kernels, not the CPU");
+        }
         return this;
     }
 

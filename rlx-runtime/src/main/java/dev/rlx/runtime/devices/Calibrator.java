@@ -5,6 +5,7 @@ import dev.rlx.ir.Graph;
 import dev.rlx.ir.Shape;
 import dev.rlx.ir.Value;
 import dev.rlx.runtime.CompiledGraph;
+import dev.rlx.runtime.Device;
 import dev.rlx.runtime.Session;
 import dev.rlx.runtime.spi.DeviceAllocator;
 import dev.rlx.runtime.spi.DeviceBuffer;
@@ -50,6 +51,9 @@ public final class Calibrator {
             return new Result(null, false); // the rest would not settle either: do not spend more time
         }
         double large = gemm(session, LARGE, settled);
+        if (session.device() == Device.CPU && large < Calibration.CPU_MIN_LARGE_GEMM_GFLOPS) {
+            return new Result(null, false); // two slow rounds of interpreted kernels looked settled: not the CPU's rate
+        }
         double roundtrip;
         double dispatch;
         double memBw;

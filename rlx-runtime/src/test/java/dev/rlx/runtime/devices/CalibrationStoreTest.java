@@ -49,6 +49,7 @@ class CalibrationStoreTest {
         assertTrue(store.load(Device.CPU, "cpu (test)", FP, now).why().startsWith("stale (schema"));
         for (String bad : new String[] {"", "{", "[1,2]", "{\"schemaVersion\": 1}", "not json at all",
                 CalibrationStore.json(sample(now)).replace("95.25", "9.5e10"), // FLOP/s stored where GFLOP/s belongs
+                CalibrationStore.json(sample(now)).replace("95.25", "0.268"), // an interpreted CPU kernel's rate
                 CalibrationStore.json(sample(now)).replace("\"cpu (test)\"", "7"),
                 CalibrationStore.json(sample(now)) + "{}"}) {
             Files.writeString(f, bad);
