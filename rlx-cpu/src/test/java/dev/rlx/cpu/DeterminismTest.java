@@ -20,11 +20,12 @@ import org.junit.jupiter.api.Test;
 /**
  * The same input gives the same output bits on every run, before and after the JIT compiles the kernels, and in
  * a fresh JVM running only the interpreter ({@code -Xint}, where the Vector API runs its Java fallback): softmax,
- * log-softmax, layer and RMS norm, sums and matmul, at odd sizes (vector body and scalar tail). With softmax's
- * row sum by {@code reduceLanes(ADD)}, as before, the first test failed at run 135.
+ * log-softmax, layer and RMS norm, sums and matmul, exp, sigmoid, SiLU, erf and both GELUs (alone and in a fused
+ * chain), at odd sizes (vector body and scalar tail). With softmax's row sum by {@code reduceLanes(ADD)}, as before,
+ * the first test failed at run 135; with {@code lanewise(EXP)} in the exp family, as before, the -Xint digest differed.
  *
- * <p>Not covered yet (they still change with the JIT): exp, tanh, log, sigmoid, SiLU and the GELUs, whose vector
- * kernels use {@code lanewise(EXP/TANH/LOG)} (SVML when compiled, Java's Math when not).
+ * <p>Not covered yet (they still change with the JIT): tanh, log, sin, cos, tan and atan as ops of their own, whose
+ * vector kernels use {@code lanewise(TANH/LOG/...)} (SVML when compiled, Java's Math when not).
  */
 class DeterminismTest {
     static Graph graph() {
@@ -34,7 +35,8 @@ class DeterminismTest {
         Value gamma = g.input("gamma", Shape.of(DType.F32, 67));
         Value beta = g.input("beta", Shape.of(DType.F32, 67));
         g.setOutputs(g.softmax(x, 1), g.logSoftmax(x, 1), g.layerNorm(x, gamma, beta, 1, 1e-5f),
-                g.rmsNorm(x, gamma, 1e-6f), g.reduceSum(x, false, 1), g.matmul(x, w));
+                g.rmsNorm(x, gamma, 1e-6f), g.reduceSum(x, false, 1), g.matmul(x, w), g.gelu(x), g.geluTanh(x),
+                g.silu(x), g.sigmoid(x), g.exp(x), g.erf(x), g.silu(g.mul(x, g.add(x, x))));
         return g;
     }
 

@@ -96,7 +96,7 @@ final class UnaryF32Loops {
     private static void exp(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
             FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
-            v.lanewise(VectorOperators.EXP).intoMemorySegment(y, (yo + j) * 4, LE);
+            VectorMath.exp(v).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 

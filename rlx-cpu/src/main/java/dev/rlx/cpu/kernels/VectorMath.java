@@ -87,6 +87,67 @@ public final class VectorMath {
         return Math.fma(p, twoK, twoK);
     }
 
+    // exp over the whole float range, in registers only (for fused programs, which have no memory to build 2^k in):
+    // the same reduction and polynomial as expNonPositive, 2^(k-1) built exactly from k's binary digits by masked
+    // multiplies by 2^(2^i), then doubled. Below EXP_FULL_MIN (where 2^(k-1) would be subnormal) the result is 0;
+    // above EXP_FULL_MAX (ln of the largest float) +inf.
+    private static final float EXP_FULL_MIN = -86.9f;
+    private static final float EXP_FULL_MAX = 88.72283f;
+
+    /**
+     * exp(x) for every float, relative error about 1e-7 (0 below -86.9, +inf above 88.72283, NaN for NaN), by FMAs,
+     * compares and masked multiplies only. Unlike {@code lanewise(EXP)}, whose SVML intrinsic and Java fallback
+     * (interpreter, C1) round differently, it gives the same bits before and after the JIT compiles its caller.
+     */
+    public static FloatVector exp(FloatVector x) {
+        VectorMask<Float> under = x.compare(VectorOperators.LT, EXP_FULL_MIN);
+        VectorMask<Float> over = x.compare(VectorOperators.GT, EXP_FULL_MAX);
+        FloatVector xc = x.max(EXP_FULL_MIN).min(EXP_FULL_MAX); // NaN stays NaN
+        FloatVector k = xc.fma(FloatVector.broadcast(F, LOG2E), FloatVector.broadcast(F, ROUND)).sub(ROUND);
+        FloatVector r = k.fma(FloatVector.broadcast(F, -LN2_HI), xc);
+        r = k.fma(FloatVector.broadcast(F, -LN2_LO), r);
+        FloatVector p = r.fma(FloatVector.broadcast(F, Q4), FloatVector.broadcast(F, Q3));
+        p = p.fma(r, FloatVector.broadcast(F, Q2));
+        p = p.fma(r, FloatVector.broadcast(F, Q1));
+        p = p.fma(r, FloatVector.broadcast(F, Q0));
+        p = p.fma(r.mul(r), r); // exp(r) - 1
+        FloatVector half = pow2Minus1(k);
+        FloatVector y = p.fma(half, half).mul(2f);
+        return y.blend(0f, under).blend(Float.POSITIVE_INFINITY, over);
+    }
+
+    /**
+     * 2^(k - 1) for integer-valued k in [-125, 128], exactly: t = k + 125 in [0, 253] taken apart into binary digits,
+     * each digit multiplying 2^-126 by its power of two (2^128 as two halves). Every product is exact and stays
+     * normal, so the order of the multiplies cannot change a bit.
+     */
+    private static FloatVector pow2Minus1(FloatVector k) {
+        FloatVector t = k.add(125f);
+        FloatVector s = FloatVector.broadcast(F, 0x1p-126f);
+        VectorMask<Float> m = t.compare(VectorOperators.GE, 128f);
+        t = t.lanewise(VectorOperators.SUB, 128f, m);
+        s = s.lanewise(VectorOperators.MUL, 0x1p64f, m).lanewise(VectorOperators.MUL, 0x1p64f, m);
+        m = t.compare(VectorOperators.GE, 64f);
+        t = t.lanewise(VectorOperators.SUB, 64f, m);
+        s = s.lanewise(VectorOperators.MUL, 0x1p64f, m);
+        m = t.compare(VectorOperators.GE, 32f);
+        t = t.lanewise(VectorOperators.SUB, 32f, m);
+        s = s.lanewise(VectorOperators.MUL, 0x1p32f, m);
+        m = t.compare(VectorOperators.GE, 16f);
+        t = t.lanewise(VectorOperators.SUB, 16f, m);
+        s = s.lanewise(VectorOperators.MUL, 0x1p16f, m);
+        m = t.compare(VectorOperators.GE, 8f);
+        t = t.lanewise(VectorOperators.SUB, 8f, m);
+        s = s.lanewise(VectorOperators.MUL, 0x1p8f, m);
+        m = t.compare(VectorOperators.GE, 4f);
+        t = t.lanewise(VectorOperators.SUB, 4f, m);
+        s = s.lanewise(VectorOperators.MUL, 0x1p4f, m);
+        m = t.compare(VectorOperators.GE, 2f);
+        t = t.lanewise(VectorOperators.SUB, 2f, m);
+        s = s.lanewise(VectorOperators.MUL, 0x1p2f, m);
+        return s.lanewise(VectorOperators.MUL, 2f, t.compare(VectorOperators.GE, 1f));
+    }
+
     // Abramowitz & Stegun 7.1.26: |error| <= 1.5e-7 over the whole line.
     private static final float P = 0.3275911f;
     private static final float A1 = 0.254829592f;
@@ -108,7 +169,7 @@ public final class VectorMath {
         FloatVector t = FloatVector.broadcast(F, 1f).div(a.fma(P, 1f));
         FloatVector poly = t.fma(A5, A4).fma(t, FloatVector.broadcast(F, A3)).fma(t, FloatVector.broadcast(F, A2))
                 .fma(t, FloatVector.broadcast(F, A1)).mul(t);
-        FloatVector e = a.mul(a).neg().lanewise(VectorOperators.EXP);
+        FloatVector e = exp(a.mul(a).neg());
         FloatVector y = poly.mul(e).neg().add(1f);
         // erf is odd: a blend, not a sign-bit copy (no reinterpretation, see the class comment)
         return y.blend(y.neg(), x.compare(VectorOperators.LT, 0f));
@@ -132,11 +193,12 @@ public final class VectorMath {
 
     public static FloatVector geluTanh(FloatVector x) {
         FloatVector inner = x.mul(x).mul(x).mul(0.044715f).add(x).mul(SQRT_2_OVER_PI);
-        return x.mul(0.5f).mul(inner.lanewise(VectorOperators.TANH).add(1f));
+        // 0.5 (1 + tanh u) = sigmoid(2u): the deterministic exp instead of lanewise(TANH)
+        return x.div(exp(inner.mul(-2f)).add(1f));
     }
 
     public static FloatVector silu(FloatVector x) {
-        return x.div(x.neg().lanewise(VectorOperators.EXP).add(1f));
+        return x.div(exp(x.neg()).add(1f));
     }
 
     /**
@@ -188,6 +250,6 @@ public final class VectorMath {
     }
 
     public static FloatVector sigmoid(FloatVector x) {
-        return FloatVector.broadcast(F, 1f).div(x.neg().lanewise(VectorOperators.EXP).add(1f));
+        return FloatVector.broadcast(F, 1f).div(exp(x.neg()).add(1f));
     }
 }
