@@ -17,15 +17,14 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * {@link Op.QuantMatMul}: {@code y[m, j] = x[m, :] . dequant(w[j, :])}, the weights read in place in their ggml
- * blocks. Parallel over weight rows j; each row is read once per call and applied to every row of x (x rows in
- * tiles of {@link #TILE}, which re-read the row from L1), so a decode step over a batch of sequences pays for the
- * weights once.
+ * blocks. Parallel over weight rows j; each row is read from memory once per call, decoded into a per-thread f32
+ * row (in L1), and applied to every row of x, so a decode step over a batch of sequences pays for the weights once.
  *
- * <p>Q8_0 and Q4_0 are decoded in registers (bytes widened to float lanes, the block scale applied to the block's
- * partial sums). F32 rows are read directly; F16 and BF16 rows are widened into a per-thread float row by integer
- * operations on their bits (through memory, no reinterpretation); the other formats (Q4_1, Q5_0, Q5_1 and the
- * K-quants) are decoded per row by their reference decoder into that row. Every output is one fixed sequence of
- * operations (block order, lane-order sum), whatever the thread count or tiling, so runs give the same bits.
+ * <p>Q8_0 and Q4_0 rows are decoded by vector code (bytes widened to float lanes, times the block scale: exact);
+ * F16 and BF16 rows are widened by integer operations on their bits (through memory, no reinterpretation); F32
+ * rows are read in place; the other formats (Q4_1, Q5_0, Q5_1 and the K-quants) are decoded by their reference
+ * decoder. Every output is one fixed sequence of operations (four accumulators added in a fixed order, lanes in
+ * lane order), whatever the thread count or the number of rows of x, so runs give the same bits.
  */
 public final class QuantMatMulKernel implements Kernel, RangeTask {
     private static final VectorSpecies<Float> F = VectorMath.F;
@@ -37,7 +36,6 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
     private static final ValueLayout.OfFloat LE_FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(LE);
-    static final int TILE = 4;
 
     private final WeightFormat format;
     private final MemorySegment x;
@@ -64,7 +62,7 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
         this.n = wb.shape().dim(0);
         this.rowBytes = wb.shape().dim(1);
         this.parallel = ctx.parallel();
-        long scratchBytes = 4L * (F.loopBound(k) + 2L * L);
+        long scratchBytes = 4L * (k + L);
         this.rowScratch = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(scratchBytes, 64));
         this.rowArray = ThreadLocal.withInitial(() -> new float[k]);
     }
@@ -82,150 +80,127 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
 
     @Override
     public void range(int from, int to) {
+        MemorySegment row = rowScratch.get();
         for (int j = from; j < to; j++) {
             long wo = j * rowBytes;
             switch (format) {
-                case Q8_0 -> {
-                    for (int m = 0; m < rows; m += TILE) {
-                        q8Rows(wo, j, m, Math.min(TILE, rows - m));
-                    }
+                case F32 -> {
+                    floatRows(w, wo, j);
+                    continue;
                 }
-                case Q4_0 -> {
-                    for (int m = 0; m < rows; m += TILE) {
-                        q4Rows(wo, j, m, Math.min(TILE, rows - m));
-                    }
-                }
-                case F32 -> floatRows(w, wo, j);
-                case F16, BF16 -> {
-                    MemorySegment row = rowScratch.get();
-                    widenHalfRow(wo, row);
-                    floatRows(row, 0, j);
-                }
+                case Q8_0 -> q8Row(wo, row);
+                case Q4_0 -> q4Row(wo, row);
+                case F16, BF16 -> widenHalfRow(wo, row);
                 default -> {
-                    float[] row = rowArray.get();
-                    format.decode(w, wo, row, 0, k);
-                    MemorySegment seg = rowScratch.get();
-                    MemorySegment.copy(row, 0, seg, ValueLayout.JAVA_FLOAT, 0, k);
-                    floatRows(seg, 0, j);
+                    float[] decoded = rowArray.get();
+                    format.decode(w, wo, decoded, 0, k);
+                    MemorySegment.copy(decoded, 0, row, ValueLayout.JAVA_FLOAT, 0, k);
                 }
             }
+            floatRows(row, 0, j);
         }
     }
 
-    // ---------------------------------------------------------------- Q8_0: {f16 d; int8 q[32]}, x = d q
+    // Decoding a block is exact in f32 (an f16 scale times an 8-bit code has at most 19 significant bits), so a
+    // decoded row holds exactly the weights, and every row of x then takes the same dot product: outputs do not
+    // depend on how many rows x has (a sequence decoded alone or in a batch gets the same bits).
 
-    private void q8Rows(long wo, int j, int m0, int mr) {
-        FloatVector a0 = FloatVector.zero(F);
-        FloatVector a1 = a0;
-        FloatVector a2 = a0;
-        FloatVector a3 = a0;
+    /** Q8_0 {@code {f16 d; int8 q[32]}}: {@code w = d q}, into {@code row} as floats. */
+    private void q8Row(long wo, MemorySegment row) {
         long blocks = k / 32;
         for (long b = 0; b < blocks; b++) {
             long bo = wo + b * 34;
-            FloatVector dv = FloatVector.broadcast(F, Float.float16ToFloat(w.get(LE_SHORT, bo)));
-            FloatVector p0 = FloatVector.zero(F);
-            FloatVector p1 = p0;
-            FloatVector p2 = p0;
-            FloatVector p3 = p0;
+            FloatVector d = FloatVector.broadcast(F, Float.float16ToFloat(w.get(LE_SHORT, bo)));
             for (int s = 0; s < 32; s += L) {
-                FloatVector q = (FloatVector) ByteVector.fromMemorySegment(B, w, bo + 2 + s, LE)
-                        .convertShape(VectorOperators.B2F, F, 0);
-                long xi = b * 32 + s;
-                p0 = q.fma(xAt(m0, xi), p0);
-                if (mr > 1) {
-                    p1 = q.fma(xAt(m0 + 1, xi), p1);
-                }
-                if (mr > 2) {
-                    p2 = q.fma(xAt(m0 + 2, xi), p2);
-                }
-                if (mr > 3) {
-                    p3 = q.fma(xAt(m0 + 3, xi), p3);
-                }
+                ((FloatVector) ByteVector.fromMemorySegment(B, w, bo + 2 + s, LE).convertShape(VectorOperators.B2F, F, 0))
+                        .mul(d).intoMemorySegment(row, 4 * (b * 32 + s), LE);
             }
-            a0 = p0.fma(dv, a0);
-            a1 = p1.fma(dv, a1);
-            a2 = p2.fma(dv, a2);
-            a3 = p3.fma(dv, a3);
         }
-        store(j, m0, mr, a0, a1, a2, a3);
     }
 
-    // ------------------------------------------------ Q4_0: {f16 d; u8 qs[16]}, x_i = d (nibble_i - 8), i < 16 low
-
-    private void q4Rows(long wo, int j, int m0, int mr) {
-        FloatVector a0 = FloatVector.zero(F);
-        FloatVector a1 = a0;
-        FloatVector a2 = a0;
-        FloatVector a3 = a0;
+    /** Q4_0 {@code {f16 d; u8 qs[16]}}: {@code w_i = d (nibble_i - 8)}, low nibbles first, into {@code row}. */
+    private void q4Row(long wo, MemorySegment row) {
         long blocks = k / 32;
         for (long b = 0; b < blocks; b++) {
             long bo = wo + b * 18;
-            FloatVector dv = FloatVector.broadcast(F, Float.float16ToFloat(w.get(LE_SHORT, bo)));
-            FloatVector p0 = FloatVector.zero(F);
-            FloatVector p1 = p0;
-            FloatVector p2 = p0;
-            FloatVector p3 = p0;
+            FloatVector d = FloatVector.broadcast(F, Float.float16ToFloat(w.get(LE_SHORT, bo)));
             for (int s = 0; s < 16; s += L) {
-                ByteVector codes = ByteVector.fromMemorySegment(B, w, bo + 2 + s, LE);
-                FloatVector lo = (FloatVector) codes.and((byte) 0x0F).sub((byte) 8).convertShape(VectorOperators.B2F, F, 0);
-                FloatVector hi = (FloatVector) codes.lanewise(VectorOperators.LSHR, 4).sub((byte) 8)
-                        .convertShape(VectorOperators.B2F, F, 0);
-                long xl = b * 32 + s;
-                long xh = xl + 16;
-                p0 = hi.fma(xAt(m0, xh), lo.fma(xAt(m0, xl), p0));
-                if (mr > 1) {
-                    p1 = hi.fma(xAt(m0 + 1, xh), lo.fma(xAt(m0 + 1, xl), p1));
-                }
-                if (mr > 2) {
-                    p2 = hi.fma(xAt(m0 + 2, xh), lo.fma(xAt(m0 + 2, xl), p2));
-                }
-                if (mr > 3) {
-                    p3 = hi.fma(xAt(m0 + 3, xh), lo.fma(xAt(m0 + 3, xl), p3));
-                }
+                // nibbles split in int lanes: byte-lane shifts are not native on x86
+                IntVector codes = (IntVector) ByteVector.fromMemorySegment(B, w, bo + 2 + s, LE)
+                        .convertShape(VectorOperators.B2I, I, 0);
+                ((FloatVector) codes.and(0x0F).sub(8).convert(VectorOperators.I2F, 0)).mul(d)
+                        .intoMemorySegment(row, 4 * (b * 32 + s), LE);
+                ((FloatVector) codes.lanewise(VectorOperators.LSHR, 4).and(0x0F).sub(8).convert(VectorOperators.I2F, 0))
+                        .mul(d).intoMemorySegment(row, 4 * (b * 32 + 16 + s), LE);
             }
-            a0 = p0.fma(dv, a0);
-            a1 = p1.fma(dv, a1);
-            a2 = p2.fma(dv, a2);
-            a3 = p3.fma(dv, a3);
-        }
-        store(j, m0, mr, a0, a1, a2, a3);
-    }
-
-    private FloatVector xAt(int m, long i) {
-        return FloatVector.fromMemorySegment(F, x, ((long) m * k + i) * 4, LE);
-    }
-
-    private void store(int j, int m0, int mr, FloatVector a0, FloatVector a1, FloatVector a2, FloatVector a3) {
-        y.setAtIndex(LE_FLOAT, (long) m0 * n + j, VectorMath.sumLanes(a0));
-        if (mr > 1) {
-            y.setAtIndex(LE_FLOAT, (long) (m0 + 1) * n + j, VectorMath.sumLanes(a1));
-        }
-        if (mr > 2) {
-            y.setAtIndex(LE_FLOAT, (long) (m0 + 2) * n + j, VectorMath.sumLanes(a2));
-        }
-        if (mr > 3) {
-            y.setAtIndex(LE_FLOAT, (long) (m0 + 3) * n + j, VectorMath.sumLanes(a3));
         }
     }
 
-    // ---------------------------------------------------------------- float rows: F32, and decoded rows
+    // ---------------------------------------------------------------- float rows
 
-    /** {@code y[m, j] = x[m, :] . row} for every m, {@code row} k floats at byte {@code ro} of {@code seg}. */
-    private void floatRows(MemorySegment seg, long ro, int j) {
-        int bound = F.loopBound(k);
-        for (int m = 0; m < rows; m++) {
-            long xo = (long) m * k * 4;
-            FloatVector acc = FloatVector.zero(F);
-            for (int i = 0; i < bound; i += L) {
-                FloatVector wv = FloatVector.fromMemorySegment(F, seg, ro + 4L * i, LE);
-                acc = wv.fma(FloatVector.fromMemorySegment(F, x, xo + 4L * i, LE), acc);
+    /**
+     * {@code y[m, j] = x[m, :] . w} for every m, {@code w} k floats at byte {@code wo} of {@code seg}. Rows of x go
+     * in pairs that share each load of w; each row keeps two accumulators (even and odd vectors, for FMA latency)
+     * added at the end, lanes in lane order: the same operations for a row whether it is paired or not. (Four
+     * accumulators per row pushed the loop past C2's inlining node budget, and it then boxed vectors.)
+     */
+    private void floatRows(MemorySegment seg, long wo, int j) {
+        int even = k / (2 * L) * (2 * L);
+        boolean odd = even < F.loopBound(k);
+        int m = 0;
+        for (; m + 1 < rows; m += 2) {
+            long xa = (long) m * k * 4;
+            long xb = xa + (long) k * 4;
+            FloatVector a0 = FloatVector.zero(F);
+            FloatVector a1 = a0;
+            FloatVector b0 = a0;
+            FloatVector b1 = a0;
+            for (int i = 0; i < even; i += 2 * L) {
+                FloatVector w0 = wAt(seg, wo, i);
+                FloatVector w1 = wAt(seg, wo, i + L);
+                a0 = w0.fma(xAt(xa, i), a0);
+                a1 = w1.fma(xAt(xa, i + L), a1);
+                b0 = w0.fma(xAt(xb, i), b0);
+                b1 = w1.fma(xAt(xb, i + L), b1);
             }
-            float s = VectorMath.sumLanes(acc);
-            for (int i = bound; i < k; i++) {
-                s = Math.fma(seg.get(LE_FLOAT, ro + 4L * i), x.get(LE_FLOAT, xo + 4L * i), s);
+            if (odd) {
+                FloatVector w0 = wAt(seg, wo, even);
+                a0 = w0.fma(xAt(xa, even), a0);
+                b0 = w0.fma(xAt(xb, even), b0);
             }
-            y.setAtIndex(LE_FLOAT, (long) m * n + j, s);
+            finish(seg, wo, xa, m, j, a0.add(a1));
+            finish(seg, wo, xb, m + 1, j, b0.add(b1));
         }
+        for (; m < rows; m++) {
+            long xa = (long) m * k * 4;
+            FloatVector a0 = FloatVector.zero(F);
+            FloatVector a1 = a0;
+            for (int i = 0; i < even; i += 2 * L) {
+                a0 = wAt(seg, wo, i).fma(xAt(xa, i), a0);
+                a1 = wAt(seg, wo, i + L).fma(xAt(xa, i + L), a1);
+            }
+            if (odd) {
+                a0 = wAt(seg, wo, even).fma(xAt(xa, even), a0);
+            }
+            finish(seg, wo, xa, m, j, a0.add(a1));
+        }
+    }
+
+    /** The lane sum of {@code acc} (lane order), plus the scalar tail of the row, into {@code y[m, j]}. */
+    private void finish(MemorySegment seg, long wo, long xo, int m, int j, FloatVector acc) {
+        float sum = VectorMath.sumLanes(acc);
+        for (int i = F.loopBound(k); i < k; i++) {
+            sum = Math.fma(seg.get(LE_FLOAT, wo + 4L * i), x.get(LE_FLOAT, xo + 4L * i), sum);
+        }
+        y.setAtIndex(LE_FLOAT, (long) m * n + j, sum);
+    }
+
+    private static FloatVector wAt(MemorySegment seg, long wo, int i) {
+        return FloatVector.fromMemorySegment(F, seg, wo + 4L * i, LE);
+    }
+
+    private FloatVector xAt(long xo, int i) {
+        return FloatVector.fromMemorySegment(F, x, xo + 4L * i, LE);
     }
 
     /**
