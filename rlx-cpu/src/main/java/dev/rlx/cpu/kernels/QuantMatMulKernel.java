@@ -17,11 +17,11 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * {@link Op.QuantMatMul}: {@code y[m, j] = x[m, :] . dequant(w[j, :])}, the weights read in place in their ggml
- * blocks. Parallel over weight rows j; each row is read from memory once per call, decoded into a per-thread f32
- * row (in L1), and applied to every row of x, so a decode step over a batch of sequences pays for the weights once.
+ * blocks. Parallel over weight rows j; each row is read from memory once per call (later rows of x re-read it from
+ * L1) and applied to every row of x, so a decode step over a batch of sequences pays for the weights once.
  *
- * <p>Q8_0 and Q4_0 rows are decoded by vector code (bytes widened to float lanes, times the block scale: exact);
- * F16 and BF16 rows are widened by integer operations on their bits (through memory, no reinterpretation); F32
+ * <p>Q8_0 and Q4_0 blocks are decoded in registers (bytes widened to float lanes; the block scale applied to the
+ * block's partial sums), rows of x in pairs sharing each decoded vector; F16 and BF16 rows are widened by integer operations on their bits (through memory, no reinterpretation); F32
  * rows are read in place; the other formats (Q4_1, Q5_0, Q5_1 and the K-quants) are decoded by their reference
  * decoder. Every output is one fixed sequence of operations (four accumulators added in a fixed order, lanes in
  * lane order), whatever the thread count or the number of rows of x, so runs give the same bits.
@@ -88,8 +88,16 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
                     floatRows(w, wo, j);
                     continue;
                 }
-                case Q8_0 -> q8Row(wo, row);
-                case Q4_0 -> q4Row(wo, row);
+                case Q8_0, Q4_0 -> {
+                    int m = 0;
+                    for (; m + 1 < rows; m += 2) {
+                        blockPair(wo, j, m);
+                    }
+                    if (m < rows) {
+                        blockOne(wo, j, m);
+                    }
+                    continue;
+                }
                 case F16, BF16 -> widenHalfRow(wo, row);
                 default -> {
                     float[] decoded = rowArray.get();
@@ -101,39 +109,64 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
         }
     }
 
-    // Decoding a block is exact in f32 (an f16 scale times an 8-bit code has at most 19 significant bits), so a
-    // decoded row holds exactly the weights, and every row of x then takes the same dot product: outputs do not
-    // depend on how many rows x has (a sequence decoded alone or in a batch gets the same bits).
+    // Q8_0 {f16 d; int8 q[32]} and Q4_0 {f16 d; u8 qs[16]} (w_i = d (nibble_i - 8), low nibbles first) are decoded
+    // in registers: per block, p = sum of the codes times x (an FMA chain over the block's vectors), then
+    // acc = p d + acc. A row of x gets this same sequence alone (blockOne) or paired with the next (blockPair,
+    // which shares each decoded vector), so outputs do not depend on the batch.
 
-    /** Q8_0 {@code {f16 d; int8 q[32]}}: {@code w = d q}, into {@code row} as floats. */
-    private void q8Row(long wo, MemorySegment row) {
-        long blocks = k / 32;
-        for (long b = 0; b < blocks; b++) {
-            long bo = wo + b * 34;
-            FloatVector d = FloatVector.broadcast(F, Float.float16ToFloat(w.get(LE_SHORT, bo)));
-            for (int s = 0; s < 32; s += L) {
-                ((FloatVector) ByteVector.fromMemorySegment(B, w, bo + 2 + s, LE).convertShape(VectorOperators.B2F, F, 0))
-                        .mul(d).intoMemorySegment(row, 4 * (b * 32 + s), LE);
-            }
+    /** The codes of vector {@code s} (elements {@code [s L, s L + L)}) of the block at {@code bo}, as floats. */
+    private FloatVector codes(long bo, int s) {
+        if (format == WeightFormat.Q8_0) {
+            return (FloatVector) ByteVector.fromMemorySegment(B, w, bo + 2 + (long) s * L, LE)
+                    .convertShape(VectorOperators.B2F, F, 0);
         }
+        int half = 16 / L; // vectors per nibble half
+        int at = s % half;
+        // nibbles split in int lanes: byte-lane shifts are not native on x86
+        IntVector c = (IntVector) ByteVector.fromMemorySegment(B, w, bo + 2 + (long) at * L, LE)
+                .convertShape(VectorOperators.B2I, I, 0);
+        IntVector q = s < half ? c.and(0x0F) : c.lanewise(VectorOperators.LSHR, 4).and(0x0F);
+        return (FloatVector) q.sub(8).convert(VectorOperators.I2F, 0);
     }
 
-    /** Q4_0 {@code {f16 d; u8 qs[16]}}: {@code w_i = d (nibble_i - 8)}, low nibbles first, into {@code row}. */
-    private void q4Row(long wo, MemorySegment row) {
-        long blocks = k / 32;
-        for (long b = 0; b < blocks; b++) {
-            long bo = wo + b * 18;
-            FloatVector d = FloatVector.broadcast(F, Float.float16ToFloat(w.get(LE_SHORT, bo)));
-            for (int s = 0; s < 16; s += L) {
-                // nibbles split in int lanes: byte-lane shifts are not native on x86
-                IntVector codes = (IntVector) ByteVector.fromMemorySegment(B, w, bo + 2 + s, LE)
-                        .convertShape(VectorOperators.B2I, I, 0);
-                ((FloatVector) codes.and(0x0F).sub(8).convert(VectorOperators.I2F, 0)).mul(d)
-                        .intoMemorySegment(row, 4 * (b * 32 + s), LE);
-                ((FloatVector) codes.lanewise(VectorOperators.LSHR, 4).and(0x0F).sub(8).convert(VectorOperators.I2F, 0))
-                        .mul(d).intoMemorySegment(row, 4 * (b * 32 + 16 + s), LE);
+    private void blockOne(long wo, int j, int m) {
+        long xo = (long) m * k * 4;
+        int blockBytes = format.blockBytes();
+        int perBlock = 32 / L;
+        FloatVector acc = FloatVector.zero(F);
+        for (int b = 0; b < k / 32; b++) {
+            long bo = wo + (long) b * blockBytes;
+            FloatVector p = FloatVector.zero(F);
+            for (int s = 0; s < perBlock; s++) {
+                p = codes(bo, s).fma(xAt(xo, b * 32 + s * L), p);
             }
+            acc = p.fma(FloatVector.broadcast(F, Float.float16ToFloat(w.get(LE_SHORT, bo))), acc);
         }
+        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(acc));
+    }
+
+    private void blockPair(long wo, int j, int m) {
+        long xa = (long) m * k * 4;
+        long xb = xa + (long) k * 4;
+        int blockBytes = format.blockBytes();
+        int perBlock = 32 / L;
+        FloatVector accA = FloatVector.zero(F);
+        FloatVector accB = accA;
+        for (int b = 0; b < k / 32; b++) {
+            long bo = wo + (long) b * blockBytes;
+            FloatVector pa = FloatVector.zero(F);
+            FloatVector pb = pa;
+            for (int s = 0; s < perBlock; s++) {
+                FloatVector q = codes(bo, s);
+                pa = q.fma(xAt(xa, b * 32 + s * L), pa);
+                pb = q.fma(xAt(xb, b * 32 + s * L), pb);
+            }
+            FloatVector d = FloatVector.broadcast(F, Float.float16ToFloat(w.get(LE_SHORT, bo)));
+            accA = pa.fma(d, accA);
+            accB = pb.fma(d, accB);
+        }
+        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(accA));
+        y.setAtIndex(LE_FLOAT, (long) (m + 1) * n + j, VectorMath.sumLanes(accB));
     }
 
     // ---------------------------------------------------------------- float rows
