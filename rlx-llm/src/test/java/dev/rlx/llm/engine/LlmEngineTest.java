@@ -168,4 +168,210 @@ class LlmEngineTest {
             assertFalse(Arrays.equals(a, c), "seed 43 should sample differently from seed 42");
         }
     }
+
+    /** Plays {@code text}'s tokens after the prompt and returns the engine's result and events. */
+    private static GenerationResult play(String text, List<String> stop, List<TokenEvent> events) throws Exception {
+        int[] p = prompt(5, 4);
+        int[] script = TOK.encode(text, false, false);
+        FakeForward model = new FakeForward(VOCAB, 512, 64, 16, script(p.length, script));
+        try (LlmEngine engine = engine(model, options(2))) {
+            Generation g = engine.submit(GenerationRequest.of(p, script.length + 5).withStop(stop));
+            events.addAll(drain(g));
+            return g.await();
+        }
+    }
+
+    @Test
+    void aStopStringAcrossTokensEndsTheTextBeforeItAndIsNeverReleased() throws Exception {
+        String text = "Hello world. The quick STOP brown fox";
+        assertTrue(TOK.encode("STOP", false, false).length > 1, "the stop string spans tokens");
+        List<TokenEvent> events = new ArrayList<>();
+        GenerationResult r = play(text, List.of("STOP", "zzz"), events);
+        assertEquals("Hello world. The quick ", r.text());
+        assertEquals(FinishReason.STOP, r.finish());
+        assertEquals(r.text(), concat(events));
+        assertTrue(r.tokens().length < TOK.encode(text, false, false).length, "it stops before the script ends");
+    }
+
+    @Test
+    void aPossibleStopPrefixThatDoesNotCompleteIsReleased() throws Exception {
+        String text = "Hello world. The quick brown fox";
+        List<TokenEvent> events = new ArrayList<>();
+        GenerationResult r = play(text, List.of("world!", "fox jumps"), events);
+        assertEquals(text, r.text());
+        assertEquals(FinishReason.STOP, r.finish(), "ended by EOS");
+        assertEquals(r.text(), concat(events));
+        assertEquals(EOS, r.tokens()[r.tokens().length - 1]);
+    }
+
+    @Test
+    void textStreamsAsWholeUtf8CharactersOnly() throws Exception {
+        String text = "ok 🙂🚀 日本語";
+        int[] ids = TOK.encode(text, false, false);
+        List<TokenEvent> events = new ArrayList<>();
+        GenerationResult r = play(text, List.of(), events);
+        assertEquals(text, r.text());
+        assertEquals(text, concat(events));
+        assertTrue(ids.length > text.codePointCount(0, text.length()) - 2, "the emoji fall back to byte tokens");
+        int empty = 0;
+        for (TokenEvent e : events) {
+            String t = e.text();
+            assertFalse(t.contains("\uFFFD"), "no replacement character in " + t);
+            if (!t.isEmpty()) {
+                assertFalse(Character.isLowSurrogate(t.charAt(0)) || Character.isHighSurrogate(t.charAt(t.length() - 1)),
+                        "no split surrogate pair in '" + t + "'");
+            }
+            empty += t.isEmpty() ? 1 : 0;
+        }
+        assertTrue(empty >= 3, "bytes of a character are held back (" + empty + " empty events)");
+    }
+
+    @Test
+    void stopTokensEndTheGenerationWithoutTheirText() throws Exception {
+        int[] p = prompt(9, 3);
+        String text = "abc def ghi";
+        int[] script = TOK.encode(text, false, false);
+        FakeForward model = new FakeForward(VOCAB, 512, 64, 16, script(p.length, script));
+        try (LlmEngine engine = engine(model, options(2))) {
+            GenerationResult r = engine.generate(GenerationRequest.of(p, 20).withStopTokens(Set.of(script[2])));
+            assertEquals(FinishReason.STOP, r.finish());
+            assertArrayEquals(Arrays.copyOf(script, 3), r.tokens());
+            assertEquals(TOK.decode(Arrays.copyOf(script, 2)), r.text());
+        }
+    }
+
+    private static List<GenerationRequest> sixteen() {
+        List<GenerationRequest> rs = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            SampleOpts s = i % 2 == 0 ? SampleOpts.greedy()
+                    : SampleOpts.defaults().toBuilder().temperature(1.2f).seed(100 + i).build();
+            rs.add(GenerationRequest.of(prompt(20 + i, 5 + 3 * i), 12 + i).withSampling(s));
+        }
+        return rs;
+    }
+
+    private static void sixteenTogetherEqualEachAlone(int blocks, boolean expectPreemption) throws Exception {
+        List<GenerationRequest> rs = sixteen();
+        List<int[]> alone = new ArrayList<>();
+        try (LlmEngine engine = engine(new FakeForward(VOCAB, 512, 256, 4, null), options(16))) {
+            for (GenerationRequest r : rs) {
+                alone.add(engine.generate(r).tokens());
+            }
+        }
+        FakeForward model = new FakeForward(VOCAB, 512, blocks, 4, null);
+        try (LlmEngine engine = engine(model, options(16))) {
+            List<Generation> gs = new ArrayList<>();
+            for (GenerationRequest r : rs) {
+                gs.add(engine.submit(r));
+            }
+            long minimum = 0;
+            for (int i = 0; i < gs.size(); i++) {
+                GenerationResult r = gs.get(i).await();
+                assertArrayEquals(alone.get(i), r.tokens(), "request " + i);
+                minimum += r.promptTokens() + r.completionTokens() - 1;
+            }
+            EngineStats st = engine.stats();
+            assertEquals(st.kvBlocksTotal(), st.kvBlocksFree());
+            assertEquals(0, st.running());
+            assertEquals(expectPreemption, model.tokensComputed > minimum,
+                    "tokens computed " + model.tokensComputed + " vs " + minimum + " without recompute");
+        }
+    }
+
+    @Test
+    void sixteenConcurrentSequencesGiveTheTokensEachGivesAlone() throws Exception {
+        sixteenTogetherEqualEachAlone(256, false);
+    }
+
+    @Test
+    void sixteenConcurrentSequencesUnderPreemptionGiveTheSameTokens() throws Exception {
+        sixteenTogetherEqualEachAlone(24, true); // 96 token slots for ~16 x 40: the scheduler must preempt
+    }
+
+    @Test
+    void cancelEndsTheRequestAndFreesItsBlocks() throws Exception {
+        FakeForward model = new FakeForward(VOCAB, 100_000, 8000, 16, h -> 5);
+        try (LlmEngine engine = engine(model, options(4))) {
+            Generation g = engine.submit(GenerationRequest.of(prompt(2, 40), 0));
+            assertEquals(5, g.next().token());
+            g.cancel();
+            GenerationResult r = g.await();
+            assertEquals(FinishReason.CANCELLED, r.finish());
+            EngineStats st = engine.stats();
+            assertEquals(st.kvBlocksTotal(), st.kvBlocksFree());
+            assertEquals(0, st.running() + st.waiting());
+            assertEquals(r.completionTokens(), drain(g).size() + 1, "every token gave one event");
+            assertTrue(engine.generate(GenerationRequest.of(prompt(3, 4), 3)).tokens().length > 0, "still serving");
+        }
+    }
+
+    @Test
+    void aFullQueueRefusesWithQueueFull() throws Exception {
+        Semaphore gate = new Semaphore(0);
+        FakeForward model = new FakeForward(VOCAB, 512, 64, 16, null, gate);
+        try (LlmEngine engine = engine(model, options(1).withQueueCapacity(2))) {
+            Generation a = engine.submit(GenerationRequest.of(prompt(1, 4), 4));
+            model.entered.await(); // a runs (blocked in its first step): it left the queue
+            Generation b = engine.submit(GenerationRequest.of(prompt(2, 4), 4));
+            Generation c = engine.submit(GenerationRequest.of(prompt(3, 4), 4));
+            EngineException e = assertThrows(EngineException.class,
+                    () -> engine.submit(GenerationRequest.of(prompt(4, 4), 4)));
+            assertEquals(EngineException.Reason.QUEUE_FULL, e.reason());
+            assertEquals(2, engine.stats().waiting());
+            gate.release(1_000);
+            for (Generation g : List.of(a, b, c)) {
+                assertNotEquals(FinishReason.ERROR, g.await().finish());
+            }
+        }
+    }
+
+    @Test
+    void requestsBeyondTheContextOrTheCacheAreRefusedBeforeRunning() throws Exception {
+        FakeForward model = new FakeForward(VOCAB, 64, 3, 16, null);
+        try (LlmEngine engine = engine(model, options(2))) {
+            for (GenerationRequest r : List.of(GenerationRequest.of(prompt(1, 64), 1),
+                    GenerationRequest.of(prompt(1, 40), 25), GenerationRequest.of(prompt(1, 40), 10))) {
+                EngineException e = assertThrows(EngineException.class, () -> engine.submit(r));
+                assertEquals(EngineException.Reason.CONTEXT_EXCEEDED, e.reason(), e.getMessage());
+            }
+            EngineException bad = assertThrows(EngineException.class,
+                    () -> engine.submit(GenerationRequest.of(new int[] {1, VOCAB}, 1)));
+            assertEquals(EngineException.Reason.INVALID_REQUEST, bad.reason());
+            assertEquals(0, engine.stats().steps(), "nothing ran");
+            assertEquals(FinishReason.STOP.ordinal() <= 1, engine.generate(GenerationRequest.of(prompt(1, 30), 10))
+                    .finish().ordinal() <= 1, "a request that fits runs");
+        }
+        assertThrows(EngineException.class, () -> GenerationRequest.of(new int[0], 1));
+        assertThrows(EngineException.class, () -> GenerationRequest.of(new int[] {1}, 1).withStop(List.of("")));
+    }
+
+    @Test
+    void aFailingForwardEndsItsRequestsWithErrorAndTheEngineGoesOn() throws Exception {
+        FakeForward model = new FakeForward(VOCAB, 512, 64, 16, null);
+        model.failOnToken = 77;
+        try (LlmEngine engine = engine(model, options(4))) {
+            GenerationResult bad = engine.generate(GenerationRequest.of(new int[] {5, 77, 9}, 5));
+            assertEquals(FinishReason.ERROR, bad.finish());
+            EngineStats st = engine.stats();
+            assertEquals(st.kvBlocksTotal(), st.kvBlocksFree());
+            model.failOnToken = -1;
+            GenerationResult ok = engine.generate(GenerationRequest.of(new int[] {5, 78, 9}, 5));
+            assertNotEquals(FinishReason.ERROR, ok.finish());
+        }
+    }
+
+    @Test
+    void closeCancelsWhatRunsAndRefusesNewRequests() throws Exception {
+        FakeForward model = new FakeForward(VOCAB, 100_000, 8000, 16, h -> 5);
+        LlmEngine engine = engine(model, options(4));
+        Generation g = engine.submit(GenerationRequest.of(prompt(2, 8), 0));
+        g.next();
+        engine.close();
+        assertEquals(FinishReason.CANCELLED, g.await().finish());
+        assertTrue(model.closed, "the model is closed with the engine");
+        EngineException e = assertThrows(EngineException.class,
+                () -> engine.submit(GenerationRequest.of(prompt(2, 8), 2)));
+        assertEquals(EngineException.Reason.CLOSED, e.reason());
+        engine.close(); // twice is fine
+    }
 }
