@@ -39,6 +39,9 @@ import java.util.concurrent.TimeUnit;
 public final class LlmBench {
     private LlmBench() {}
 
+    /** Marks the child's result line. */
+    private static final String SPEED = "LLMBENCH-SPEED ";
+
     record Args(String size, List<String> types, int[] threads, int prompt, int gen, int rounds, int[] seqs,
                 boolean batch) {}
 
@@ -213,8 +216,9 @@ public final class LlmBench {
         StringBuilder log = new StringBuilder();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             for (String l; (l = r.readLine()) != null; ) {
-                if (l.startsWith("speed ")) {
-                    speed = l;
+                int at = l.indexOf(SPEED);
+                if (at >= 0) { // native logging may share the line
+                    speed = l.substring(at + SPEED.length());
                 } else if (log.length() < 2000) {
                     log.append(l).append(' ');
                 }
@@ -224,9 +228,9 @@ public final class LlmBench {
             p.destroyForcibly();
             return Speed.failed("failed: " + log);
         }
-        String[] f = speed.split(" ");
-        return new Speed(Double.parseDouble(f[1]), Double.parseDouble(f[2]), Integer.parseInt(f[3]), 0, 0,
-                "prompt " + f[4] + " tokens");
+        String[] f = speed.trim().split(" ");
+        return new Speed(Double.parseDouble(f[0]), Double.parseDouble(f[1]), Integer.parseInt(f[2]), 0, 0,
+                "prompt " + f[3] + " tokens, " + f[2] + " generated");
     }
 
     /** The forked llama.cpp side: times the first token (prefill) and the rest (decode) of a greedy run. */
@@ -246,7 +250,7 @@ public final class LlmBench {
             int promptTokens = m.encode(text).length + 1;
             double prefill = promptTokens / ((t[0] - t[2]) / 1e9);
             double decode = (t[3] - 1) / ((t[1] - t[0]) / 1e9);
-            System.out.printf(Locale.ROOT, "speed %.4f %.4f %d %d%n", prefill, decode, t[3], promptTokens);
+            System.out.printf(Locale.ROOT, "%n" + SPEED + "%.4f %.4f %d %d%n", prefill, decode, t[3], promptTokens);
         }
         System.exit(0); // the binding's server threads outlive close()
     }
