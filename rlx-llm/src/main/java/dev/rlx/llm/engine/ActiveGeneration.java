@@ -31,6 +31,7 @@ final class ActiveGeneration implements Generation {
     final SamplerChain chain;
     final int[] stopTokens; // sorted, for an allocation-free lookup
     private final TokenStream stream;
+    private final int tokenizerSize;
     private final StopText stop;
     private final StringBuilder text = new StringBuilder();
     private final int[] tokens;
@@ -52,6 +53,7 @@ final class ActiveGeneration implements Generation {
         }
         this.stopTokens = request.stopTokens().stream().mapToInt(Integer::intValue).sorted().toArray();
         this.stream = engine.tokenizer().stream();
+        this.tokenizerSize = engine.tokenizer().vocabulary().size();
         this.stop = new StopText(request.stop());
         this.tokens = new int[maxTokens];
     }
@@ -109,7 +111,8 @@ final class ActiveGeneration implements Generation {
             released = concat(stop.flush(), stop.offer(stream.finish()), stop.flush());
             finish = FinishReason.STOP;
         } else {
-            released = stop.offer(stream.next(token));
+            // a model's vocabulary may be padded beyond the tokenizer's: such tokens have no text
+            released = stop.offer(token < tokenizerSize ? stream.next(token) : "");
             if (stop.stopped()) {
                 finish = FinishReason.STOP;
             } else if (count == maxTokens) {

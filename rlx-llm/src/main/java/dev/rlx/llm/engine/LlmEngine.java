@@ -400,7 +400,15 @@ public final class LlmEngine implements AutoCloseable {
             generated++;
             boolean eog = token == info.eosToken() || tokenizer.vocabulary().isEndOfGeneration(token)
                     || g.isStopToken(token);
-            FinishReason finish = g.accept(token, eog, logProbs.logprob(rawLogit(i, token)), topOf(g), now);
+            FinishReason finish;
+            try {
+                finish = g.accept(token, eog, logProbs.logprob(rawLogit(i, token)), topOf(g), now);
+            } catch (RuntimeException ex) { // a decoding failure ends this request only
+                finish = FinishReason.ERROR;
+            }
+            if (finish == FinishReason.ERROR && !schedulerDone) {
+                scheduler.abort(g.id());
+            }
             if (finish == FinishReason.STOP && !schedulerDone) {
                 scheduler.abort(g.id());
             }
@@ -428,8 +436,9 @@ public final class LlmEngine implements AutoCloseable {
         List<TopLogprob> top = new ArrayList<>(k);
         for (int j = 0; j < k; j++) {
             int id = logProbs.topId(j);
-            top.add(new TopLogprob(id, new String(tokenizer.piece(id, false), StandardCharsets.UTF_8),
-                    logProbs.topLogprob(j)));
+            String text = id < tokenizer.vocabulary().size()
+                    ? new String(tokenizer.piece(id, false), StandardCharsets.UTF_8) : "";
+            top.add(new TopLogprob(id, text, logProbs.topLogprob(j)));
         }
         return top;
     }
