@@ -12,7 +12,16 @@ import dev.rlx.llm.engine.GenerationRequest;
 import dev.rlx.llm.engine.GenerationResult;
 import dev.rlx.llm.engine.LlmEngine;
 import dev.rlx.llm.engine.TokenEvent;
+import dev.rlx.llm.engine.ModelInfo;
 import dev.rlx.llm.gguf.GgmlType;
+import dev.rlx.llm.gguf.GgufFile;
+import dev.rlx.llm.kv.KvStorage;
+import dev.rlx.llm.kv.PagedKvCache;
+import dev.rlx.llm.kv.ScheduledBatch;
+import dev.rlx.llm.model.BatchForward;
+import dev.rlx.llm.tokenizer.Tokenizer;
+import java.util.Optional;
+import java.util.stream.IntStream;
 import dev.rlx.llm.model.SyntheticLlama;
 import dev.rlx.llm.tokenizer.SyntheticVocab;
 import java.io.BufferedReader;
@@ -121,7 +130,7 @@ public final class LlmBench {
     static Speed rlx(Path model, int threads, int promptTokens, int gen) {
         EngineOptions o = EngineOptions.defaults().withThreads(threads).withMaxSequences(1)
                 .withKvStorage(BlockFormat.F16).withContextLength(promptTokens + gen + 16);
-        try (LlmEngine e = LlmEngine.open(model, o)) {
+        try (LlmEngine e = openIgnoringEos(model, o)) {
             int[] p = prompt(e, promptTokens);
             e.generate(GenerationRequest.of(Arrays.copyOf(p, 16), 8)); // warm-up: compile, first-touch the weights
             com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -142,6 +151,40 @@ public final class LlmBench {
         } catch (Exception ex) {
             return Speed.failed("cannot run: " + ex.getMessage());
         }
+    }
+
+    /**
+     * The engine over the file's LlamaModel with end-of-generation tokens masked out of the logits, so every run
+     * generates its full count (llama.cpp's side runs with ignore-EOS too): random weights hit EOS early.
+     */
+    static LlmEngine openIgnoringEos(Path path, EngineOptions o) {
+        GgufFile file = GgufFile.open(path);
+        Tokenizer tok = Tokenizer.fromGguf(file.metadata());
+        dev.rlx.llm.model.LlamaModel m = dev.rlx.llm.model.LlamaModel.load(file, dev.rlx.llm.model.LlamaModel.Options
+                .defaults().withThreads(o.threads()).withKvStorage(KvStorage.valueOf(o.kvStorage().name()))
+                .withMaxSequences(o.maxSequences()).withMaxBatchTokens(o.maxBatchTokens())
+                .withContextLength(o.contextLength()));
+        int[] eog = IntStream.range(0, tok.vocabulary().size()).filter(tok.vocabulary()::isEndOfGeneration).toArray();
+        BatchForward masked = new BatchForward() {
+            @Override public int vocabSize() { return m.vocabSize(); }
+            @Override public int contextLength() { return m.contextLength(); }
+            @Override public PagedKvCache cache() { return m.cache(); }
+            @Override public void forward(ScheduledBatch batch, float[] logits) {
+                m.forward(batch, logits);
+                for (int i = 0; i < batch.entries().size(); i++) {
+                    for (int t : eog) {
+                        logits[i * m.vocabSize() + t] = Float.NEGATIVE_INFINITY;
+                    }
+                }
+            }
+            @Override public void close() {
+                m.close();
+                file.close();
+            }
+        };
+        ModelInfo info = new ModelInfo(path.getFileName().toString(), m.contextLength(), m.vocabSize(),
+                Optional.empty(), -1);
+        return LlmEngine.of(masked, tok, info, o);
     }
 
     private static long loopThread() {
@@ -173,7 +216,7 @@ public final class LlmBench {
             EngineOptions o = EngineOptions.defaults().withThreads(t).withMaxSequences(maxSeqs)
                     .withMaxBatchTokens(Math.max(512, maxSeqs)).withKvStorage(BlockFormat.F16)
                     .withContextLength(a.prompt() + a.gen() + 16);
-            try (LlmEngine e = LlmEngine.open(model, o)) {
+            try (LlmEngine e = openIgnoringEos(model, o)) {
                 int[] p = prompt(e, a.prompt());
                 e.generate(GenerationRequest.of(Arrays.copyOf(p, 16), 8));
                 for (int n : a.seqs()) {
