@@ -48,15 +48,13 @@ import java.util.concurrent.TimeUnit;
 public final class LlmBench {
     private LlmBench() {}
 
-    /** Marks the child's result line. */
-    private static final String SPEED = "LLMBENCH-SPEED ";
 
     record Args(String size, List<String> types, int[] threads, int prompt, int gen, int rounds, int[] seqs,
                 boolean batch) {}
 
     public static void main(String[] argv) throws Exception {
         Args a = parse(argv);
-        Path dir = Files.createDirectories(Path.of("rlx-bench", "target", "llm"));
+        Path dir = Files.createDirectories(Path.of("target", "llm")); // the bench runs in rlx-bench/
         System.out.printf(Locale.ROOT, "Llm bench: synthetic %s model, prompt %d, generate %d; llama.cpp is"
                 + " de.kherud:llama 4.2.0 (b4916), an AVX2 build; %d cores visible%n", a.size(), a.prompt(), a.gen(),
                 Runtime.getRuntime().availableProcessors());
@@ -247,37 +245,35 @@ public final class LlmBench {
         }
     }
 
-    /** llama.cpp in a fresh JVM: {@code llm-llamacpp MODEL THREADS PROMPT GEN}, which prints one "speed" line. */
+    /** llama.cpp in a fresh JVM: {@code llm-llamacpp MODEL THREADS PROMPT GEN OUT}, which writes its speeds to OUT. */
     static Speed llamaCpp(Path model, int threads, int prompt, int gen, Path dir) throws Exception {
         Path lib = Files.createDirectories(dir.resolve("llama-native"));
+        Path result = dir.resolve("llamacpp-result.txt"); // a file: native logging shares the child's stdout
+        Files.deleteIfExists(result);
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = List.of(java, "-Dde.kherud.llama.tmpdir=" + lib.toAbsolutePath(), "-cp",
                 System.getProperty("java.class.path"), BenchMain.class.getName(), "llm-llamacpp", model.toString(),
-                Integer.toString(threads), Integer.toString(prompt), Integer.toString(gen));
+                Integer.toString(threads), Integer.toString(prompt), Integer.toString(gen), result.toString());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String speed = null;
         StringBuilder log = new StringBuilder();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             for (String l; (l = r.readLine()) != null; ) {
-                int at = l.indexOf(SPEED);
-                if (at >= 0) { // native logging may share the line
-                    speed = l.substring(at + SPEED.length());
-                } else if (log.length() < 2000) {
+                if (log.length() < 4000) {
                     log.append(l).append(' ');
                 }
             }
         }
-        if (!p.waitFor(600, TimeUnit.SECONDS) || speed == null) {
+        if (!p.waitFor(600, TimeUnit.SECONDS) || !Files.exists(result)) {
             p.destroyForcibly();
-            return Speed.failed("failed: " + log);
+            return Speed.failed("failed: " + log.substring(Math.max(0, log.length() - 1500)));
         }
-        String[] f = speed.trim().split(" ");
+        String[] f = Files.readString(result).trim().split(" ");
         return new Speed(Double.parseDouble(f[0]), Double.parseDouble(f[1]), Integer.parseInt(f[2]), 0, 0,
                 "prompt " + f[3] + " tokens, " + f[2] + " generated");
     }
 
     /** The forked llama.cpp side: times the first token (prefill) and the rest (decode) of a greedy run. */
-    static void llamaCppChild(String[] args) {
+    static void llamaCppChild(String[] args) throws Exception {
         LlamaModel.setLogger(LogFormat.TEXT, (l, m) -> { });
         int threads = Integer.parseInt(args[1]);
         int prompt = Integer.parseInt(args[2]);
@@ -293,7 +289,8 @@ public final class LlmBench {
             int promptTokens = m.encode(text).length + 1;
             double prefill = promptTokens / ((t[0] - t[2]) / 1e9);
             double decode = (t[3] - 1) / ((t[1] - t[0]) / 1e9);
-            System.out.printf(Locale.ROOT, "%n" + SPEED + "%.4f %.4f %d %d%n", prefill, decode, t[3], promptTokens);
+            Files.writeString(Path.of(args[4]), String.format(Locale.ROOT, "%.4f %.4f %d %d%n", prefill, decode, t[3],
+                    promptTokens));
         }
         System.exit(0); // the binding's server threads outlive close()
     }
