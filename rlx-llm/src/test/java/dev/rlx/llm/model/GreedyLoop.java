@@ -45,10 +45,8 @@ final class GreedyLoop {
             out[0] = row.clone();
             for (int i = 0; i < steps; i++) {
                 gen[i] = argmax(row);
-                if (i + 1 <= steps) {
-                    one(m, s, id, step++, false, new int[] {forced == null ? gen[i] : forced[i]}, row);
-                    out[i + 1] = row.clone();
-                }
+                one(m, s, id, step++, false, new int[] {forced == null ? gen[i] : forced[i]}, row);
+                out[i + 1] = row.clone();
             }
             return new GreedyLoop(gen, out);
         } finally {
