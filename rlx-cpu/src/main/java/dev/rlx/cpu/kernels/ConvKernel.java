@@ -99,6 +99,9 @@ final class ConvKernel implements Kernel, RangeTask {
         if (ctx.out(n, 0).size() == 0) {
             return Kernels.NONE;
         }
+        if (!transposed && ConvDirectF32.applies(n, ctx)) {
+            return new ConvDirectF32(n, ctx);
+        }
         if (!transposed && ConvGemmF32.applies(n, ctx)) {
             return new ConvGemmF32(n, ctx);
         }
