@@ -22,8 +22,9 @@ import jdk.incubator.vector.VectorSpecies;
  * all {@code R x P} with the row pitch {@code P = outW + ((kw-1)*dw)/sw}. Tap (kh, kw) at output (oh, ow) then
  * reads phase {@code (kh*dh % sh, kw*dw % sw)} at {@code (oh + kh*dh/sh) * P + ow + kw*dw/sw}: for every tap, the
  * output positions {@code q = oh*P + ow} read a contiguous run at a fixed offset. The output is computed over all
- * {@code q < outH*P} (the {@code P - outW} columns past each row's end are discarded), four vectors of positions
- * at a time with the weight broadcast once per tap, so the accumulators stay in registers over all
+ * {@code q < outH*P} (the {@code P - outW} columns past each row's end are discarded), four output channels by
+ * two vectors of positions at a time (one channel by four vectors for depthwise convs) with the weights
+ * broadcast once per tap, so the accumulators stay in registers over all
  * {@code Cin/g * kh * kw} taps (starting from the bias); the finished row of positions is then copied out.
  *
  * <p>Units are (image, group, block of output channels), taken by the threads as they finish; a part re-copies
@@ -61,7 +62,7 @@ final class ConvDirectF32 implements Kernel, RangeTask {
     private final long xChannelStride;
     private final long yChannelStride;
     private final MemorySegment[] planes; // per part
-    private final MemorySegment[] rows;   // per part: one output channel's paddedPositions
+    private final MemorySegment[] rows;   // per part: paddedPositions for each of up to four output channels
     private final WorkCursor cursor = new WorkCursor();
     private final Parallel parallel;
 
@@ -160,7 +161,8 @@ final class ConvDirectF32 implements Kernel, RangeTask {
         // enough units to share: split a group's output channels when there are few (image, group) pairs
         int split = threads == 1 || work < (1L << 18) || imageGroups >= 4 * threads ? 1
                 : Math.min(coutPerGroup, (4 * threads + imageGroups - 1) / imageGroups);
-        this.ocBlock = (coutPerGroup + split - 1) / split;
+        int block = (coutPerGroup + split - 1) / split;
+        this.ocBlock = coutPerGroup >= 4 ? Math.min(coutPerGroup, (block + 3) / 4 * 4) : block; // whole fours
         this.blocks = (coutPerGroup + ocBlock - 1) / ocBlock;
         this.units = imageGroups * blocks;
         this.parts = Math.max(1, Math.min(work < (1L << 18) ? 1 : threads, units));
@@ -172,7 +174,7 @@ final class ConvDirectF32 implements Kernel, RangeTask {
         this.rows = new MemorySegment[parts];
         for (int p = 0; p < parts; p++) {
             planes[p] = ctx.workspace(4L * (cinPerGroup * phases * planeFloats + slack));
-            rows[p] = ctx.workspace(4L * paddedPositions);
+            rows[p] = ctx.workspace(4L * (coutPerGroup >= 4 ? 4 : 1) * paddedPositions);
         }
         this.parallel = ctx.parallel();
     }
@@ -197,10 +199,19 @@ final class ConvDirectF32 implements Kernel, RangeTask {
                     int g = imageGroup % groups;
                     int image = imageGroup / groups;
                     int oc0 = (u % blocks) * ocBlock;
-                    for (int ocg = oc0; ocg < Math.min(coutPerGroup, oc0 + ocBlock); ocg++) {
+                    int oc1 = Math.min(coutPerGroup, oc0 + ocBlock);
+                    int ocg = oc0;
+                    for (; ocg + 4 <= oc1; ocg += 4) {
+                        int oc = g * coutPerGroup + ocg;
+                        fourOutputChannels(planes[part], rows[part], oc);
+                        for (int j = 0; j < 4; j++) {
+                            writeOut(rows[part], (long) j * paddedPositions, (long) image * cout + oc + j);
+                        }
+                    }
+                    for (; ocg < oc1; ocg++) {
                         int oc = g * coutPerGroup + ocg;
                         outputChannel(planes[part], rows[part], oc);
-                        writeOut(rows[part], (long) image * cout + oc);
+                        writeOut(rows[part], 0, (long) image * cout + oc);
                     }
                 }
             }
@@ -288,11 +299,87 @@ final class ConvDirectF32 implements Kernel, RangeTask {
         }
     }
 
-    /** Writes the computed row's valid columns (the first {@code outW} of each pitch) to output plane {@code plane}. */
-    private void writeOut(MemorySegment out, long plane) {
+    /**
+     * Output channels {@code oc .. oc + 3} (of one group) at once, two vectors of positions at a time: each input
+     * load serves four FMAs, where {@link #outputChannel} is bound by its one load per FMA (mostly unaligned, so
+     * split across cache lines). Channel {@code j}'s row goes to {@code out} at {@code j * paddedPositions}.
+     */
+    private void fourOutputChannels(MemorySegment src, MemorySegment out, int oc) {
+        long w0 = (long) oc * k;
+        long w1 = w0 + k;
+        long w2 = w1 + k;
+        long w3 = w2 + k;
+        FloatVector b0 = FloatVector.broadcast(F, bias == null ? 0f : bias.getAtIndex(JAVA_FLOAT, oc));
+        FloatVector b1 = FloatVector.broadcast(F, bias == null ? 0f : bias.getAtIndex(JAVA_FLOAT, oc + 1));
+        FloatVector b2 = FloatVector.broadcast(F, bias == null ? 0f : bias.getAtIndex(JAVA_FLOAT, oc + 2));
+        FloatVector b3 = FloatVector.broadcast(F, bias == null ? 0f : bias.getAtIndex(JAVA_FLOAT, oc + 3));
+        long stride = 4L * paddedPositions;
+        int q = 0;
+        for (; q + 2 * VL <= paddedPositions; q += 2 * VL) {
+            FloatVector a00 = b0;
+            FloatVector a01 = b0;
+            FloatVector a10 = b1;
+            FloatVector a11 = b1;
+            FloatVector a20 = b2;
+            FloatVector a21 = b2;
+            FloatVector a30 = b3;
+            FloatVector a31 = b3;
+            for (int t = 0; t < k; t++) {
+                long o = (tapOffset[t] + q) * 4;
+                FloatVector x0 = FloatVector.fromMemorySegment(F, src, o, LE);
+                FloatVector x1 = FloatVector.fromMemorySegment(F, src, o + 4L * VL, LE);
+                FloatVector c = FloatVector.broadcast(F, w.getAtIndex(JAVA_FLOAT, w0 + t));
+                a00 = x0.fma(c, a00);
+                a01 = x1.fma(c, a01);
+                c = FloatVector.broadcast(F, w.getAtIndex(JAVA_FLOAT, w1 + t));
+                a10 = x0.fma(c, a10);
+                a11 = x1.fma(c, a11);
+                c = FloatVector.broadcast(F, w.getAtIndex(JAVA_FLOAT, w2 + t));
+                a20 = x0.fma(c, a20);
+                a21 = x1.fma(c, a21);
+                c = FloatVector.broadcast(F, w.getAtIndex(JAVA_FLOAT, w3 + t));
+                a30 = x0.fma(c, a30);
+                a31 = x1.fma(c, a31);
+            }
+            long qo = 4L * q;
+            long next = 4L * VL;
+            a00.intoMemorySegment(out, qo, LE);
+            a01.intoMemorySegment(out, qo + next, LE);
+            a10.intoMemorySegment(out, stride + qo, LE);
+            a11.intoMemorySegment(out, stride + qo + next, LE);
+            a20.intoMemorySegment(out, 2 * stride + qo, LE);
+            a21.intoMemorySegment(out, 2 * stride + qo + next, LE);
+            a30.intoMemorySegment(out, 3 * stride + qo, LE);
+            a31.intoMemorySegment(out, 3 * stride + qo + next, LE);
+        }
+        for (; q < paddedPositions; q += VL) {
+            FloatVector a0 = b0;
+            FloatVector a1 = b1;
+            FloatVector a2 = b2;
+            FloatVector a3 = b3;
+            for (int t = 0; t < k; t++) {
+                FloatVector x0 = FloatVector.fromMemorySegment(F, src, (tapOffset[t] + q) * 4, LE);
+                a0 = x0.fma(FloatVector.broadcast(F, w.getAtIndex(JAVA_FLOAT, w0 + t)), a0);
+                a1 = x0.fma(FloatVector.broadcast(F, w.getAtIndex(JAVA_FLOAT, w1 + t)), a1);
+                a2 = x0.fma(FloatVector.broadcast(F, w.getAtIndex(JAVA_FLOAT, w2 + t)), a2);
+                a3 = x0.fma(FloatVector.broadcast(F, w.getAtIndex(JAVA_FLOAT, w3 + t)), a3);
+            }
+            long qo = 4L * q;
+            a0.intoMemorySegment(out, qo, LE);
+            a1.intoMemorySegment(out, stride + qo, LE);
+            a2.intoMemorySegment(out, 2 * stride + qo, LE);
+            a3.intoMemorySegment(out, 3 * stride + qo, LE);
+        }
+    }
+
+    /**
+     * Writes a computed row's valid columns (the first {@code outW} of each pitch), from {@code out} at
+     * {@code from}, to output plane {@code plane}.
+     */
+    private void writeOut(MemorySegment out, long from, long plane) {
         long yo = plane * yChannelStride;
         for (int oh = 0; oh < rowsOut; oh++) {
-            FloatRows.copy(out, (long) oh * pitch, y, yo + (long) oh * wd.out, wd.out);
+            FloatRows.copy(out, from + (long) oh * pitch, y, yo + (long) oh * wd.out, wd.out);
         }
     }
 }

@@ -88,6 +88,8 @@ final class ConvCases {
                 DType.F32, true, dims(2, 2, 13, 17), dims(5, 2, 3, 2), F32));
         c.add(conv("direct1dDepthwise", Op.Conv.of(1).withGroups(5).withStrides(2).withPads(3, 1), DType.F32, true,
                 dims(2, 5, 71), dims(5, 1, 7), F32));
+        c.add(conv("directGroupsFourPlusOne", Op.Conv.of(2).withGroups(2).withPads(1, 2, 0, 1), DType.F32, true,
+                dims(2, 4, 9, 10), dims(10, 2, 3, 3), F32));
         c.add(conv("directPointwiseFewOutputs", Op.Conv.of(2), DType.F32, true, dims(1, 9, 5, 7), dims(7, 9, 1, 1),
                 F32));
         c.add(conv("manyRowsRunParallel", Op.Conv.of(2).withPads(1, 1), DType.F32, true, dims(2, 4, 24, 24),
