@@ -50,6 +50,10 @@ public final class BenchMain {
             ModelsBench.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (args.length > 0 && args[0].equals("models-profile")) {
+            ModelsProfile.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         if (args.length > 0 && args[0].equals("models-first")) {
             ModelsBench.childMain(Arrays.copyOfRange(args, 1, args.length));
             return;
