@@ -113,14 +113,12 @@ final class LlamaWeights implements AutoCloseable {
         if (!used || set.contains(name)) {
             return; // the embedding table is read on the host (or already bound as the tied LM head)
         }
-        DType dt = switch (t.type()) {
-            case F32 -> DType.F32;
-            case F16 -> DType.F16;
-            case BF16 -> DType.BF16;
-            default -> throw new LlamaModelException(Reason.UNSUPPORTED_TYPE, "tensor '" + name + "' is "
-                    + t.type() + ", which this build cannot multiply by (F32, F16, BF16)");
-        };
-        bind(t, Shape.of(dt, rows, cols));
+        // every matrix stays in the file's bytes: u8 rows of ggml blocks, which QuantMatMul reads in place
+        long rowBytes = t.type().weightFormat().rowBytes(cols);
+        if (rowBytes < 0 || rowBytes > Integer.MAX_VALUE) {
+            throw mismatch(t, "rows of whole " + t.type() + " blocks (" + t.type().blockElems() + " values each)");
+        }
+        bind(t, Shape.of(DType.U8, rows, (int) rowBytes));
     }
 
     private void bind(GgufTensor t, Shape shape) {
@@ -140,13 +138,12 @@ final class LlamaWeights implements AutoCloseable {
         return g.param(name, set.shape(name));
     }
 
-    /** {@code x [.., K] . W^T} for the bound matrix {@code name} ({@code [N, K]}): {@code [.., N]} in f32. */
+    /**
+     * {@code x [.., K] . W^T} for the bound matrix {@code name} ({@code [N, K]}): {@code [.., N]} in f32, the weights
+     * read in their stored format (F32, F16, BF16 or a ggml quantisation) by {@code Op.QuantMatMul}.
+     */
     Value linear(Graph g, Value x, String name) {
-        Value w = param(g, name);
-        if (w.dtype() != DType.F32) {
-            w = g.cast(w, DType.F32); // half weights are a storage format on the CPU: widened for the product
-        }
-        return g.apply1(new Op.MatMul(false, true), x, w);
+        return g.quantMatMul(x, param(g, name), types.get(name).weightFormat());
     }
 
     /** {@link #linear} plus the bias vector {@code bias}. */
