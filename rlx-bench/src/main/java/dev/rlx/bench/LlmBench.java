@@ -130,7 +130,9 @@ public final class LlmBench {
                 .withKvStorage(BlockFormat.F16).withContextLength(promptTokens + gen + 16);
         try (LlmEngine e = openIgnoringEos(model, o)) {
             int[] p = prompt(e, promptTokens);
-            e.generate(GenerationRequest.of(Arrays.copyOf(p, 16), 8)); // warm-up: compile, first-touch the weights
+            // warm-up, a whole request of the measured sizes: the prompt's and decode's graphs compiled, the kernels
+            // JIT-compiled, the weights touched (a JVM library's steady state; llama.cpp needs none)
+            e.generate(GenerationRequest.of(p, gen));
             com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             long loopId = loopThread();
             Generation g = e.submit(GenerationRequest.of(p, gen));
