@@ -8,6 +8,7 @@ import dev.rlx.llm.kv.ScheduledBatch;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code ThreadMXBean.getThreadAllocatedBytes}. The batches are built before measuring (the engine's, not the
  * model's, allocation).
  */
+@Tag("allocation")
 class LlamaAllocationTest {
     @Test
     void decodeStepsAllocateNothingAfterWarmUp(@TempDir Path dir) throws Exception {
