@@ -139,12 +139,16 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
     }
 
     /** {@code y[m, j] = x[m, :] . w[j, :]} for a Q8_0 row. */
+    // Each row keeps two accumulators, for even and odd blocks, swapped after every block (one serial FMA chain
+    // kept the loads from running ahead); their sum at the end does not depend on which one holds the last block.
+
     private void q8One(long wo, int j, int m) {
-        long xo = (long) m * k * 4;
         MemorySegment w = this.w;
         MemorySegment x = this.x;
+        long xo = (long) m * k * 4;
         int blocks = k / 32;
         FloatVector acc = FloatVector.zero(F);
+        FloatVector other = acc;
         for (int b = 0; b < blocks; b++) {
             long bo = wo + 34L * b;
             long xb = xo + 128L * b;
@@ -152,10 +156,11 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
             for (int s = 1; s < PER_BLOCK; s++) {
                 p = q8Codes(w, bo + 2 + (long) s * L).fma(xAt(x, xb + 4L * s * L), p);
             }
-            acc = p.fma(scale(w, bo), acc);
+            FloatVector t = p.fma(scale(w, bo), acc);
+            acc = other;
+            other = t;
         }
-        // summed here, not by the caller: a vector returned from a call C2 does not inline is boxed
-        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(acc));
+        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(acc.add(other)));
     }
 
     private void q8Pair(long wo, int j, int m) {
@@ -165,7 +170,9 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
         long xc = xa + (long) k * 4;
         int blocks = k / 32;
         FloatVector accA = FloatVector.zero(F);
+        FloatVector otherA = accA;
         FloatVector accB = accA;
+        FloatVector otherB = accA;
         for (int b = 0; b < blocks; b++) {
             long bo = wo + 34L * b;
             long off = 128L * b;
@@ -178,11 +185,15 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
                 pb = q.fma(xAt(x, xc + off + 4L * s * L), pb);
             }
             FloatVector d = scale(w, bo);
-            accA = pa.fma(d, accA);
-            accB = pb.fma(d, accB);
+            FloatVector ta = pa.fma(d, accA);
+            FloatVector tb = pb.fma(d, accB);
+            accA = otherA;
+            otherA = ta;
+            accB = otherB;
+            otherB = tb;
         }
-        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(accA));
-        y.setAtIndex(LE_FLOAT, (long) (m + 1) * n + j, VectorMath.sumLanes(accB));
+        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(accA.add(otherA)));
+        y.setAtIndex(LE_FLOAT, (long) (m + 1) * n + j, VectorMath.sumLanes(accB.add(otherB)));
     }
 
     private void q4Rows(int from, int to) {
@@ -222,6 +233,7 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
         MemorySegment x = this.x;
         int blocks = k / 32;
         FloatVector acc = FloatVector.zero(F);
+        FloatVector other = acc;
         for (int b = 0; b < blocks; b++) {
             long bo = wo + 18L * b;
             long xb = xo + 128L * b;
@@ -233,9 +245,11 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
                 p = low(c).fma(xAt(x, xb + 4L * h * L), p);
                 hi = high(c).fma(xAt(x, xb + 64 + 4L * h * L), hi);
             }
-            acc = p.add(hi).fma(scale(w, bo), acc);
+            FloatVector t = p.add(hi).fma(scale(w, bo), acc);
+            acc = other;
+            other = t;
         }
-        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(acc));
+        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(acc.add(other)));
     }
 
     private void q4Pair(long wo, int j, int m) {
@@ -245,7 +259,9 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
         long xc = xa + (long) k * 4;
         int blocks = k / 32;
         FloatVector accA = FloatVector.zero(F);
+        FloatVector otherA = accA;
         FloatVector accB = accA;
+        FloatVector otherB = accA;
         for (int b = 0; b < blocks; b++) {
             long bo = wo + 18L * b;
             long off = 128L * b;
@@ -266,11 +282,15 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
                 hb = up.fma(xAt(x, xc + off + 64 + 4L * h * L), hb);
             }
             FloatVector d = scale(w, bo);
-            accA = pa.add(ha).fma(d, accA);
-            accB = pb.add(hb).fma(d, accB);
+            FloatVector ta = pa.add(ha).fma(d, accA);
+            FloatVector tb = pb.add(hb).fma(d, accB);
+            accA = otherA;
+            otherA = ta;
+            accB = otherB;
+            otherB = tb;
         }
-        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(accA));
-        y.setAtIndex(LE_FLOAT, (long) (m + 1) * n + j, VectorMath.sumLanes(accB));
+        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(accA.add(otherA)));
+        y.setAtIndex(LE_FLOAT, (long) (m + 1) * n + j, VectorMath.sumLanes(accB.add(otherB)));
     }
 
     // ---------------------------------------------------------------- float rows
