@@ -200,10 +200,12 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
         for (int j = from; j < to; j++) {
             long wo = j * rowBytes;
             int m = 0;
-            for (; m + 1 < rows; m += 2) {
+            // with vectors narrower than a nibble half (AVX2) the paired loop outgrows C2's inlining budget and
+            // boxes its vectors; rows then go one at a time (the same operations, so the same bits)
+            for (; Q4_HALF == 1 && m + 1 < rows; m += 2) {
                 q4Pair(wo, j, m);
             }
-            if (m < rows) {
+            for (; m < rows; m++) {
                 q4One(wo, j, m);
             }
         }
@@ -215,11 +217,11 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
     }
 
     private static FloatVector low(IntVector c) {
-        return (FloatVector) c.and(0x0F).sub(8).convert(VectorOperators.I2F, 0);
+        return (FloatVector) c.and(0x0F).sub(8).convertShape(VectorOperators.I2F, F, 0);
     }
 
     private static FloatVector high(IntVector c) {
-        return (FloatVector) c.lanewise(VectorOperators.LSHR, 4).and(0x0F).sub(8).convert(VectorOperators.I2F, 0);
+        return (FloatVector) c.lanewise(VectorOperators.LSHR, 4).and(0x0F).sub(8).convertShape(VectorOperators.I2F, F, 0);
     }
 
     /**
