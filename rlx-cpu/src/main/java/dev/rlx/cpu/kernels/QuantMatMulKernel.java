@@ -22,9 +22,10 @@ import jdk.incubator.vector.VectorSpecies;
  *
  * <p>Q8_0 and Q4_0 blocks are decoded in registers (bytes widened to float lanes; the block scale applied to the
  * block's partial sums), rows of x in pairs sharing each decoded vector; F16 and BF16 rows are widened by integer operations on their bits (through memory, no reinterpretation); F32
- * rows are read in place; the other formats (Q4_1, Q5_0, Q5_1 and the K-quants) are decoded by their reference
- * decoder. Every output is one fixed sequence of operations (four accumulators added in a fixed order, lanes in
- * lane order), whatever the thread count or the number of rows of x, so runs give the same bits.
+ * rows are read in place; Q4_K and Q6_K rows are decoded with vectors ({@link KQuantRows}) into a float row; the
+ * other formats (Q4_1, Q5_0, Q5_1, Q5_K, Q8_K) are decoded by their reference decoder. Every output is one fixed
+ * sequence of operations (accumulators added in a fixed order, lanes in lane order), whatever the thread count or
+ * the number of rows of x, so runs give the same bits.
  */
 public final class QuantMatMulKernel implements Kernel, RangeTask {
     private static final VectorSpecies<Float> F = VectorMath.F;
@@ -94,6 +95,20 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
                 MemorySegment row = rowScratch.get();
                 for (int j = from; j < to; j++) {
                     widenHalfRow(j * rowBytes, row);
+                    floatRows(row, 0, j);
+                }
+            }
+            case Q4_K -> {
+                MemorySegment row = rowScratch.get();
+                for (int j = from; j < to; j++) {
+                    KQuantRows.q4K(w, j * rowBytes, row, k);
+                    floatRows(row, 0, j);
+                }
+            }
+            case Q6_K -> {
+                MemorySegment row = rowScratch.get();
+                for (int j = from; j < to; j++) {
+                    KQuantRows.q6K(w, j * rowBytes, row, k);
                     floatRows(row, 0, j);
                 }
             }
