@@ -200,7 +200,7 @@ class QuantMatMulTest {
     @Test
     void run_allocatesNothing() {
         for (WeightFormat f : new WeightFormat[] {WeightFormat.Q8_0, WeightFormat.Q4_0, WeightFormat.F16,
-                WeightFormat.Q4_K, WeightFormat.Q6_K}) {
+                WeightFormat.Q4_K, WeightFormat.Q5_K, WeightFormat.Q6_K}) {
             int k = 512;
             int n = 64;
             Random r = new Random(3);

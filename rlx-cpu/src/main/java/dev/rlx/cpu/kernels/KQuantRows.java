@@ -11,7 +11,7 @@ import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * Q4_K and Q6_K rows (ggml's 256-value super-blocks, layouts in {@code dev.rlx.ir.quant.KQuants}) decoded into
+ * Q4_K, Q5_K and Q6_K rows (ggml's 256-value super-blocks, layouts in {@code dev.rlx.ir.quant.KQuants}) decoded into
  * native floats with the Vector API, for {@link QuantMatMulKernel}'s float dot: the codes of {@code L} values
  * are widened from bytes to int lanes, split into nibbles and high bits there, and scaled with the same two
  * float roundings as the reference decoder, so every decoded value equals {@code WeightFormat.decode}'s bit for
@@ -28,6 +28,7 @@ final class KQuantRows {
     private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
     private static final int QK = 256;
     static final int Q4_K_BYTES = 144;
+    static final int Q5_K_BYTES = 176;
     static final int Q6_K_BYTES = 210;
 
     /** Bytes {@code [at, at + L)} as int lanes (sign-extended: callers mask). */
@@ -52,14 +53,19 @@ final class KQuantRows {
                 : (u8(s, scales + j + 4) & 0xF) | ((u8(s, scales + j - 4) >>> 6) << 4);
     }
 
-    /** {@code k} values (a multiple of 256) of Q4_K blocks at {@code wo} into floats at byte 0 of {@code row}. */
-    static void q4K(MemorySegment w, long wo, MemorySegment row, int k) {
+    /**
+     * {@code k} values (a multiple of 256) of Q4_K ({@code five} false) or Q5_K blocks at {@code wo} into floats
+     * at byte 0 of {@code row}.
+     */
+    static void q45K(MemorySegment w, long wo, MemorySegment row, int k, boolean five) {
+        int blockBytes = five ? Q5_K_BYTES : Q4_K_BYTES;
         for (int sb = 0; sb < k / QK; sb++) {
-            long o = wo + (long) Q4_K_BYTES * sb;
+            long o = wo + (long) blockBytes * sb;
             float d = Float.float16ToFloat(w.get(LE_SHORT, o));
             float dmin = Float.float16ToFloat(w.get(LE_SHORT, o + 2));
             long scales = o + 4;
-            long ql = o + 16;
+            long qh = o + 16;
+            long ql = five ? o + 48 : o + 16;
             long out = 4L * QK * sb;
             for (int g = 0; g < 4; g++) {
                 float d1 = d * scaleMin(w, scales, 2 * g, false);
@@ -67,20 +73,28 @@ final class KQuantRows {
                 float d2 = d * scaleMin(w, scales, 2 * g + 1, false);
                 float m2 = dmin * scaleMin(w, scales, 2 * g + 1, true);
                 for (int l = 0; l < 32; l += L) {
-                    q4Lanes(w, ql + 32L * g + l, d1, m1, d2, m2, row, out + 4L * (64 * g + l));
+                    for (int n = 0; n < 2; n++) { // one call site, so C2 inlines the vector code once
+                        q45Lanes(w, ql + 32L * g + l, five ? qh + l : -1, 2 * g + n, n, n == 0 ? d1 : d2,
+                                n == 0 ? m1 : m2, row, out + 4L * (64 * g + 32 * n + l));
+                    }
                 }
             }
         }
     }
 
-    /** L low-nibble values (at {@code out}) and L high-nibble values (32 further) of a Q4_K 64-value group. */
-    private static void q4Lanes(MemorySegment w, long at, float d1, float m1, float d2, float m2, MemorySegment row,
-                                long out) {
-        IntVector q = bytes(w, at);
-        // d * q - m, the reference's two roundings (no FMA)
-        FloatVector.broadcast(F, d1).mul(floats(q.and(0xF))).sub(m1).intoMemorySegment(row, out, LE);
-        FloatVector.broadcast(F, d2).mul(floats(q.lanewise(VectorOperators.LSHR, 4).and(0xF))).sub(m2)
-                .intoMemorySegment(row, out + 4L * 32, LE);
+    /**
+     * L values of a 64-value group, from the low ({@code nibble} 0) or high nibbles of the bytes at {@code at}:
+     * {@code d * q - m}, the reference's two roundings (no FMA). For Q5_K ({@code qh >= 0}) bit {@code bit} of
+     * {@code qh[l]} is bit 4 of the code. One vector per call and no vector parameter: larger methods outgrew C2's
+     * inlining budget and boxed.
+     */
+    private static void q45Lanes(MemorySegment w, long at, long qh, int bit, int nibble, float d, float m,
+                                 MemorySegment row, long out) {
+        IntVector q = bytes(w, at).lanewise(VectorOperators.LSHR, 4 * nibble).and(0xF);
+        if (qh >= 0) {
+            q = q.or(bytes(w, qh).lanewise(VectorOperators.LSHR, bit).and(1).lanewise(VectorOperators.LSHL, 4));
+        }
+        FloatVector.broadcast(F, d).mul(floats(q)).sub(m).intoMemorySegment(row, out, LE);
     }
 
     /** {@code k} values (a multiple of 256) of Q6_K blocks at {@code wo} into floats at byte 0 of {@code row}. */

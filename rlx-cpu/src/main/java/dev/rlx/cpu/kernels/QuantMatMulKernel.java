@@ -22,8 +22,8 @@ import jdk.incubator.vector.VectorSpecies;
  *
  * <p>Q8_0 and Q4_0 blocks are decoded in registers (bytes widened to float lanes; the block scale applied to the
  * block's partial sums), rows of x in pairs sharing each decoded vector; F16 and BF16 rows are widened by integer operations on their bits (through memory, no reinterpretation); F32
- * rows are read in place; Q4_K and Q6_K rows are decoded with vectors ({@link KQuantRows}) into a float row; the
- * other formats (Q4_1, Q5_0, Q5_1, Q5_K, Q8_K) are decoded by their reference decoder. Every output is one fixed
+ * rows are read in place; Q4_K, Q5_K and Q6_K rows are decoded with vectors ({@link KQuantRows}) into a float
+ * row; the other formats (Q4_1, Q5_0, Q5_1, Q8_K) are decoded by their reference decoder. Every output is one fixed
  * sequence of operations (accumulators added in a fixed order, lanes in lane order), whatever the thread count or
  * the number of rows of x, so runs give the same bits.
  */
@@ -98,10 +98,11 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
                     floatRows(row, 0, j);
                 }
             }
-            case Q4_K -> {
+            case Q4_K, Q5_K -> {
                 MemorySegment row = rowScratch.get();
+                boolean five = format == WeightFormat.Q5_K;
                 for (int j = from; j < to; j++) {
-                    KQuantRows.q4K(w, j * rowBytes, row, k);
+                    KQuantRows.q45K(w, j * rowBytes, row, k, five);
                     floatRows(row, 0, j);
                 }
             }

@@ -11,14 +11,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The vector decoders of Q4_K and Q6_K rows give the reference decoder's floats bit for bit: random super-blocks
+ * The vector decoders of Q4_K, Q5_K and Q6_K rows give the reference decoder's floats bit for bit: random super-blocks
  * (every code, scale and min byte random), with small finite block scales and with random ones (infinities and
  * NaN included, compared with NaNs made canonical), over 1, 3 and 5 super-blocks.
  */
 class KQuantRowsTest {
     @ParameterizedTest(name = "{0} x{1} random scales {2}")
-    @CsvSource({"Q4_K, 1, false", "Q4_K, 3, false", "Q4_K, 5, true", "Q6_K, 1, false", "Q6_K, 3, false",
-            "Q6_K, 5, true"})
+    @CsvSource({"Q4_K, 1, false", "Q4_K, 3, false", "Q4_K, 5, true", "Q5_K, 1, false", "Q5_K, 3, false",
+            "Q5_K, 5, true", "Q6_K, 1, false", "Q6_K, 3, false", "Q6_K, 5, true"})
     void decodesAsTheReference(WeightFormat f, int superBlocks, boolean randomScales) {
         int k = 256 * superBlocks;
         Random r = new Random(31L * superBlocks + f.ordinal());
@@ -33,7 +33,7 @@ class KQuantRowsTest {
                         long o = (long) b * f.blockBytes();
                         short d = Float.floatToFloat16((float) (r.nextDouble() * 0.01 + 1e-4));
                         w.set(ValueLayout.JAVA_SHORT_UNALIGNED, o + (f == WeightFormat.Q6_K ? 208 : 0), d);
-                        if (f == WeightFormat.Q4_K) {
+                        if (f != WeightFormat.Q6_K) {
                             w.set(ValueLayout.JAVA_SHORT_UNALIGNED, o + 2, d);
                         }
                     }
@@ -41,8 +41,8 @@ class KQuantRowsTest {
                 float[] want = new float[k];
                 f.decode(w, 0, want, 0, k);
                 MemorySegment row = a.allocate(4L * k, 64);
-                if (f == WeightFormat.Q4_K) {
-                    KQuantRows.q4K(w, 0, row, k);
+                if (f != WeightFormat.Q6_K) {
+                    KQuantRows.q45K(w, 0, row, k, f == WeightFormat.Q5_K);
                 } else {
                     KQuantRows.q6K(w, 0, row, k);
                 }
