@@ -23,7 +23,8 @@ import org.openjdk.jmh.runner.options.CommandLineOptionException;
  * ({@link Stability}); {@code ./rlx-bench/run Models} runs the ONNX model corpus against ONNX Runtime
  * ({@link ModelsBench}); {@code ./rlx-bench/run spark-embed} embeds short texts with RLX alone, RLX on
  * Spark and ONNX Runtime on Spark ({@link SparkEmbedBench}); {@code ./rlx-bench/run compile-chain} times the
- * compile of a 40,000-node MatMul/ReLU chain ({@link CompileChain}).
+ * compile of a 40,000-node MatMul/ReLU chain ({@link CompileChain}); {@code ./rlx-bench/run Llm} generates with
+ * a synthetic Llama on RLX and llama.cpp ({@link LlmBench}).
  */
 public final class BenchMain {
     private BenchMain() {}
@@ -49,6 +50,10 @@ public final class BenchMain {
             ModelsBench.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (args.length > 0 && args[0].equals("models-profile")) {
+            ModelsProfile.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         if (args.length > 0 && args[0].equals("models-first")) {
             ModelsBench.childMain(Arrays.copyOfRange(args, 1, args.length));
             return;
@@ -59,6 +64,14 @@ public final class BenchMain {
         }
         if (args.length > 0 && args[0].equals("compile-chain")) {
             CompileChain.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("Llm")) {
+            LlmBench.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("llm-llamacpp")) {
+            LlmBench.llamaCppChild(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("minilm-memory")) {

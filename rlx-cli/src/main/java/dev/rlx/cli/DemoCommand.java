@@ -114,7 +114,9 @@ final class DemoCommand implements Callable<Integer> {
                 sum += v;
                 abs += Math.abs(v);
             }
-            out.printf(Locale.ROOT, "  output %s: checksum sum=%.6f mean|y|=%.6f%n", c.output(0).shape(), sum, abs / y.length);
+            // bits: a hash of the output's exact bits, the same in every process on this machine and thread count
+            out.printf(Locale.ROOT, "  output %s: checksum sum=%.6f mean|y|=%.6f bits=%08x%n", c.output(0).shape(), sum,
+                    abs / y.length, java.util.Arrays.hashCode(y));
             out.printf(Locale.ROOT, "  steady state: %s%n", t.summary());
         }
     }

@@ -11,6 +11,7 @@ import dev.rlx.cpu.kernels.Kernel;
 import dev.rlx.cpu.kernels.LowerContext;
 import dev.rlx.cpu.kernels.MatMulKernel;
 import dev.rlx.cpu.kernels.MovementKernels;
+import dev.rlx.cpu.kernels.QuantMatMulKernel;
 import dev.rlx.cpu.kernels.NormKernels;
 import dev.rlx.cpu.kernels.ReduceKernels;
 import dev.rlx.cpu.kernels.RngKernels;
@@ -33,6 +34,7 @@ final class CpuLowering {
             case Op.Where w -> ElementwiseKernels.where(n, ctx);
             case Op.Cast c -> ElementwiseKernels.cast(n, ctx);
             case Op.MatMul m -> MatMulKernel.of(n, ctx);
+            case Op.QuantMatMul q -> QuantMatMulKernel.of(n, ctx);
             case Op.Reduce r -> ReduceKernels.reduce(n, ctx);
             case Op.ArgReduce a -> ReduceKernels.argReduce(n, ctx);
             case Op.Cumsum c -> ReduceKernels.cumsum(n, ctx);

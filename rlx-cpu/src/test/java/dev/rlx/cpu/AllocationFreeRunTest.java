@@ -86,6 +86,18 @@ class AllocationFreeRunTest {
         assertNoAllocation(g, "x", x, new float[1000], null, 2_000);
     }
 
+    /** Every f32 unary kind after an add (one fused loop of two steps, as exporters write {@code log(x + eps)}). */
+    @ParameterizedTest
+    @EnumSource(UnaryKind.class)
+    void fusedUnaryKinds_runAllocatesNothing(UnaryKind k) {
+        Assumptions.assumeTrue(k.accepts(DType.F32));
+        Graph g = new Graph("fused_" + k.label());
+        g.setOutputs(g.unary(k, g.add(g.input("x", Shape.of(DType.F32, 1000)), g.scalar(1e-3f))));
+        float[] x = new float[1000];
+        Arrays.fill(x, 0.5f);
+        assertNoAllocation(g, "x", x, new float[1000], null, 2_000);
+    }
+
     /** Every f32 binary kind, with a broadcast scalar and with two contiguous operands. */
     @ParameterizedTest
     @EnumSource(BinaryKind.class)

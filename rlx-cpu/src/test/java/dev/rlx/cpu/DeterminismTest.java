@@ -20,12 +20,11 @@ import org.junit.jupiter.api.Test;
 /**
  * The same input gives the same output bits on every run, before and after the JIT compiles the kernels, and in
  * a fresh JVM running only the interpreter ({@code -Xint}, where the Vector API runs its Java fallback): softmax,
- * log-softmax, layer and RMS norm, sums and matmul, exp, sigmoid, SiLU, erf and both GELUs (alone and in a fused
- * chain), at odd sizes (vector body and scalar tail). With softmax's row sum by {@code reduceLanes(ADD)}, as before,
- * the first test failed at run 135; with {@code lanewise(EXP)} in the exp family, as before, the -Xint digest differed.
- *
- * <p>Not covered yet (they still change with the JIT): tanh, log, sin, cos, tan and atan as ops of their own, whose
- * vector kernels use {@code lanewise(TANH/LOG/...)} (SVML when compiled, Java's Math when not).
+ * log-softmax, layer and RMS norm, sums and matmul, exp, sigmoid, SiLU, erf, both GELUs, tanh, log (subnormal to
+ * huge operands), sin, cos, tan and atan (small arguments and beyond the trig reduction's exact range), alone and in
+ * fused chains, at odd sizes (vector body and scalar tail). With softmax's row sum by {@code reduceLanes(ADD)}, as
+ * before, the first test failed at run 135; with {@code lanewise(EXP/TANH/LOG/SIN/...)}, as before, the -Xint digest
+ * differed.
  */
 class DeterminismTest {
     static Graph graph() {
@@ -34,9 +33,13 @@ class DeterminismTest {
         Value w = g.input("w", Shape.of(DType.F32, 67, 29));
         Value gamma = g.input("gamma", Shape.of(DType.F32, 67));
         Value beta = g.input("beta", Shape.of(DType.F32, 67));
+        Value pos = g.input("pos", Shape.of(DType.F32, 37, 67)); // log's operand: positive, tiny to huge
+        Value big = g.input("big", Shape.of(DType.F32, 37, 67)); // beyond the trig reduction's exact range
         g.setOutputs(g.softmax(x, 1), g.logSoftmax(x, 1), g.layerNorm(x, gamma, beta, 1, 1e-5f),
                 g.rmsNorm(x, gamma, 1e-6f), g.reduceSum(x, false, 1), g.matmul(x, w), g.gelu(x), g.geluTanh(x),
-                g.silu(x), g.sigmoid(x), g.exp(x), g.erf(x), g.silu(g.mul(x, g.add(x, x))));
+                g.silu(x), g.sigmoid(x), g.exp(x), g.erf(x), g.silu(g.mul(x, g.add(x, x))), g.tanh(x), g.sin(x),
+                g.cos(x), g.tan(x), g.atan(x), g.log(pos), g.log(g.mul(x, x)), g.exp(g.sin(g.tanh(x))),
+                g.atan(g.tan(g.cos(x))), g.sin(g.mul(x, g.scalar(5_000f))), g.cos(big));
         return g;
     }
 
@@ -70,6 +73,14 @@ class DeterminismTest {
         c.setInput("w", random(67 * 29, 2));
         c.setInput("gamma", random(67, 3));
         c.setInput("beta", random(67, 4));
+        float[] pos = random(37 * 67, 5);
+        float[] big = random(37 * 67, 6);
+        for (int i = 0; i < pos.length; i++) {
+            pos[i] = (float) Math.exp(pos[i] * 12); // about 1e-45 (subnormal) to 1e45 is clipped to the float range
+            big[i] = big[i] * 1e5f;
+        }
+        c.setInput("pos", pos);
+        c.setInput("big", big);
         return c;
     }
 

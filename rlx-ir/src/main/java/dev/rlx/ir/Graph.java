@@ -381,6 +381,11 @@ public final class Graph {
     }
 
     /** {@link #matmul(Value, Value)}, checking the result against {@code expected}. */
+    /** {@code x . dequant(w)^T} with {@code w} in {@code format}'s blocks (see {@link Op.QuantMatMul}). */
+    public Value quantMatMul(Value x, Value w, dev.rlx.ir.quant.WeightFormat format) {
+        return apply1(new Op.QuantMatMul(format), x, w);
+    }
+
     public Value matmul(Value a, Value b, Shape expected) {
         Shape inferred = new Op.MatMul().outputShapes(List.of(owned("matmul", a).shape(), owned("matmul", b).shape()))
                 .get(0);

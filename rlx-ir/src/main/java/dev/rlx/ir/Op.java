@@ -253,6 +253,44 @@ public sealed interface Op {
         }
     }
 
+    /**
+     * {@code x . dequant(w)^T} with the weights kept in ggml's block layout ({@link dev.rlx.ir.quant.WeightFormat}),
+     * so a kernel reads about one byte (Q8_0) or half a byte (Q4_0) per weight instead of four: the projections of
+     * a quantised LLM. Inputs {@code (x, w)}: {@code x} f32 {@code [..., K]}; {@code w} u8 {@code [N,
+     * format.rowBytes(K)]}, row {@code n} the {@code K} weights of output {@code n} as consecutive blocks (a GGUF
+     * tensor of dims {@code [K, N]} as stored). Output f32 {@code [..., N]}. {@code K} must be a whole number of
+     * the format's blocks.
+     */
+    record QuantMatMul(dev.rlx.ir.quant.WeightFormat format) implements Op {
+        public QuantMatMul {
+            Objects.requireNonNull(format, "format");
+        }
+
+        public OpKind kind() { return OpKind.QUANT_MATMUL; }
+
+        public List<Shape> outputShapes(List<Shape> in) {
+            String op = "quant_matmul";
+            arity(op, in, 2);
+            Shape x = in.get(0);
+            Shape w = in.get(1);
+            if (x.dtype() != DType.F32 || x.rank() < 1) {
+                throw fail(op, "x must be f32 of rank >= 1 ([..., K]) but is %s", x);
+            }
+            int k = x.dim(x.rank() - 1);
+            long rowBytes = format.rowBytes(k);
+            if (rowBytes < 0) {
+                throw fail(op, "K = %d (the last dim of x %s) is not a whole number of %s's %d-value blocks", k, x,
+                        format, format.blockElems());
+            }
+            if (w.dtype() != DType.U8 || w.rank() != 2 || w.dim(1) != rowBytes) {
+                throw fail(op, "w must be u8 [N, %d] (rows of K = %d %s weights) but is %s", rowBytes, k, format, w);
+            }
+            int[] out = x.dims();
+            out[out.length - 1] = w.dim(0);
+            return List.of(Shape.of(DType.F32, out));
+        }
+    }
+
     // ---------------------------------------------------------------- reductions
 
     /**

@@ -75,6 +75,8 @@ final class SampleGraphs {
                 g.input("spill", Shape.of(DType.U8, 0, paged.blockBytes())),
                 g.input("table", Shape.of(DType.I32, 2, 3)), g.input("kv_lens", Shape.of(DType.I32, 2)),
                 g.input("query_offsets", Shape.of(DType.I32, 3)), paged);
+        Value qmm = g.quantMatMul(g.input("qx", f32(3, 64)), g.input("qw", Shape.of(DType.U8, 5, 68)), // 2 Q8_0 blocks
+                dev.rlx.ir.quant.WeightFormat.Q8_0);
         Value img = g.input("img", f32(1, 2, 6, 6));
         Value conv = g.conv(img, g.param("k", f32(4, 1, 3, 3)), g.param("kb", f32(4)),
                 Op.Conv.of(2).withStrides(2, 1).withPads(1, 0, 1, 2).withGroups(2));
@@ -117,7 +119,7 @@ final class SampleGraphs {
 
         g.setOutputs(cast, red, am, sm, lsm, cs, tk.get(0), tk.get(1), ln, rn, gn, rs, tr, sl, cat, ex, ga, sa, att,
                 pagedOut, rope, pool, spectrum, iff, loop.get(0), loop.get(1), scanned, custom.get(0), custom.get(1), fmm,
-                addNorm.get(0), addNorm.get(1), noise, uniform);
+                addNorm.get(0), addNorm.get(1), noise, uniform, qmm);
         return g;
     }
 }

@@ -13,7 +13,7 @@ import java.util.List;
 
 /**
  * Convolution and transposed convolution ({@link Op.Conv}, {@link Op.ConvTranspose}, ONNX semantics) as a
- * direct loop (wide f32 convolutions go to {@link ConvGemmF32} instead): each output row {@code y[n, oc, od, oh, :]} starts as the bias and, for every input channel of
+ * direct loop (f32 1-d/2-d depthwise and few-channel ones go to {@link ConvDirectF32}, wide ones to {@link ConvGemmF32}): each output row {@code y[n, oc, od, oh, :]} starts as the bias and, for every input channel of
  * its group and every (kd, kh) tap whose input row exists, adds each kw tap's weight times the strided run
  * of that input row it reads (see {@link TapMap}). The two ops differ only in their tap maps and weight
  * layout. Runs are contiguous on both sides for stride 1 and then use the Vector API (f32). 1 to 3 spatial
@@ -98,6 +98,9 @@ final class ConvKernel implements Kernel, RangeTask {
         }
         if (ctx.out(n, 0).size() == 0) {
             return Kernels.NONE;
+        }
+        if (!transposed && ConvDirectF32.applies(n, ctx)) {
+            return new ConvDirectF32(n, ctx);
         }
         if (!transposed && ConvGemmF32.applies(n, ctx)) {
             return new ConvGemmF32(n, ctx);

@@ -44,6 +44,7 @@ final class FusedLoops {
     private static final ClassDesc VECTOR_MATH = ClassDesc.of(VectorMath.class.getName());
     private static final ClassDesc OPS = ClassDesc.of(FusedOps.class.getName());
     private static final MethodTypeDesc UNARY = MethodTypeDesc.of(FLOAT_VECTOR, FLOAT_VECTOR);
+    private static final MethodTypeDesc UNARY_VIA = MethodTypeDesc.of(FLOAT_VECTOR, FLOAT_VECTOR, SEGMENT, CD_long);
     private static final ClassDesc OPERATORS = ClassDesc.of(VectorOperators.class.getName());
     private static final MethodTypeDesc LANEWISE_UNARY = MethodTypeDesc.of(FLOAT_VECTOR,
             ClassDesc.of(VectorOperators.Unary.class.getName()));
@@ -155,6 +156,9 @@ final class FusedLoops {
             } else if (FusedOps.operator(s.unary()) != null) {
                 operator(code, FusedOps.operator(s.unary()));
                 code.invokevirtual(FLOAT_VECTOR, "lanewise", LANEWISE_UNARY);
+            } else if (FusedOps.needsOutput(s.unary())) {
+                code.aload(3).lload(4).iload(j).i2l().ladd().loadConstant(4L).lmul();
+                code.invokestatic(OPS, FusedOps.method(s.unary()), UNARY_VIA);
             } else {
                 code.invokestatic(OPS, FusedOps.method(s.unary()), UNARY);
             }

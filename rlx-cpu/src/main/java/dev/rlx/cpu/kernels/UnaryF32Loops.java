@@ -4,7 +4,6 @@ import dev.rlx.ir.UnaryKind;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -41,9 +40,9 @@ final class UnaryF32Loops {
             case NEG -> neg(x, xo, y, yo, n);
             case ABS -> abs(x, xo, y, yo, n);
             case SIGN -> sign(x, xo, y, yo, n);
-            case SIN -> sin(x, xo, y, yo, n);
-            case COS -> cos(x, xo, y, yo, n);
-            case TAN -> tan(x, xo, y, yo, n);
+            case SIN -> trig(VectorTrig.UnaryFn.SIN, x, xo, y, yo, n);
+            case COS -> trig(VectorTrig.UnaryFn.COS, x, xo, y, yo, n);
+            case TAN -> trig(VectorTrig.UnaryFn.TAN, x, xo, y, yo, n);
             case ATAN -> atan(x, xo, y, yo, n);
             case ERF -> erf(x, xo, y, yo, n);
             case ROUND, FLOOR, CEIL, NOT -> n = 0; // scalar only
@@ -89,7 +88,7 @@ final class UnaryF32Loops {
     private static void tanh(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
             FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
-            v.lanewise(VectorOperators.TANH).intoMemorySegment(y, (yo + j) * 4, LE);
+            VectorMath.tanh(v).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
@@ -103,7 +102,7 @@ final class UnaryF32Loops {
     private static void log(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
             FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
-            v.lanewise(VectorOperators.LOG).intoMemorySegment(y, (yo + j) * 4, LE);
+            VectorMath.log(v, y, (yo + j) * 4).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
@@ -152,28 +151,63 @@ final class UnaryF32Loops {
     private static void sin(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
             FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
-            v.lanewise(VectorOperators.SIN).intoMemorySegment(y, (yo + j) * 4, LE);
+            VectorTrig.sinReduced(v).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void cos(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
             FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
-            v.lanewise(VectorOperators.COS).intoMemorySegment(y, (yo + j) * 4, LE);
+            VectorTrig.cosReduced(v).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void tan(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
             FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
-            v.lanewise(VectorOperators.TAN).intoMemorySegment(y, (yo + j) * 4, LE);
+            VectorTrig.tanReduced(v).intoMemorySegment(y, (yo + j) * 4, LE);
+        }
+    }
+
+    /**
+     * sin, cos or tan: the plain loop, or where some operand is beyond the reduction's exact range the loop that
+     * patches such lanes. The check is made here, outside the loops: inside, it pushed a loop past C2's node
+     * budget for inlining, which then boxed a vector per iteration.
+     */
+    private static void trig(VectorTrig.UnaryFn fn, MemorySegment x, long xo, MemorySegment y, long yo, int n) {
+        if (VectorTrig.anyBeyondReduction(x, xo, n)) {
+            trigBeyondReduction(fn, x, xo, y, yo, n);
+            return;
+        }
+        switch (fn) {
+            case SIN -> sin(x, xo, y, yo, n);
+            case COS -> cos(x, xo, y, yo, n);
+            case TAN -> tan(x, xo, y, yo, n);
+        }
+    }
+
+    /**
+     * sin, cos or tan where some operand is beyond the reduction's exact range (rare: such lanes are recomputed
+     * with {@code StrictMath}, which may allocate); kept apart so the common loops above stay small enough for
+     * C2 to compile without boxing a vector.
+     */
+    private static void trigBeyondReduction(VectorTrig.UnaryFn fn, MemorySegment x, long xo, MemorySegment y, long yo,
+                                            int n) {
+        for (int j = 0; j < n; j += W) {
+            FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
+            FloatVector r = switch (fn) {
+                case SIN -> VectorTrig.sin(v);
+                case COS -> VectorTrig.cos(v);
+                case TAN -> VectorTrig.tan(v);
+            };
+            r.intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 
     private static void atan(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
             FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
-            v.lanewise(VectorOperators.ATAN).intoMemorySegment(y, (yo + j) * 4, LE);
+            VectorTrig.atan(v).intoMemorySegment(y, (yo + j) * 4, LE);
         }
     }
 

@@ -26,6 +26,8 @@ public final class VectorMath {
 
     /** The widest float species this CPU runs natively (512-bit on AVX-512, 256 on AVX2, 128 on NEON). */
     public static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+    /** Int lanes of the same shape as {@link #F}. */
+    static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED;
 
     // exp by Cody-Waite reduction, x = k ln2 + r with |r| <= ln2/2 (ln2 split in two for an exact k ln2), then
     // exp(r) = 1 + r + r^2 q(r) with q of degree 4, scaled by 2^k. q's coefficients are a minimax fit (Lawson's
@@ -146,6 +148,65 @@ public final class VectorMath {
         t = t.lanewise(VectorOperators.SUB, 2f, m);
         s = s.lanewise(VectorOperators.MUL, 0x1p2f, m);
         return s.lanewise(VectorOperators.MUL, 2f, t.compare(VectorOperators.GE, 1f));
+    }
+
+    /**
+     * tanh(x) by {@link #exp} (Cephes tanhf): {@code 1 - 2/(exp(2|x|) + 1)} with the sign of x for |x| >= 0.625,
+     * an odd polynomial below, where the subtraction would cancel. About 2 ulp; +-1 at +-inf, NaN for NaN. The same
+     * bits in every JIT tier, unlike {@code lanewise(TANH)}.
+     */
+    public static FloatVector tanh(FloatVector x) {
+        FloatVector a = x.abs();
+        FloatVector big = FloatVector.broadcast(F, 1f).sub(FloatVector.broadcast(F, 2f).div(exp(a.add(a)).add(1f)));
+        big = big.blend(big.neg(), x.compare(VectorOperators.LT, 0f));
+        FloatVector s = x.mul(x);
+        FloatVector small = s.fma(-5.70498872745e-3f, 2.06390887954e-2f).fma(s, FloatVector.broadcast(F, -5.37397155531e-2f))
+                .fma(s, FloatVector.broadcast(F, 1.33314422036e-1f)).fma(s, FloatVector.broadcast(F, -3.33332819422e-1f))
+                .mul(s).fma(x, x);
+        return small.blend(big, a.compare(VectorOperators.GE, 0.625f)).blend(x, a.compare(VectorOperators.EQ, 0f)); // -0
+    }
+
+    private static final float SQRT2 = 1.41421356f;
+
+    /**
+     * Natural log (Cephes logf): x = m 2^e with m in [sqrt(1/2), sqrt 2), then {@code e ln2 + log(m)} by a
+     * polynomial in {@code m - 1}. Within 2 ulp from the smallest subnormal to the largest float; -inf at 0, NaN
+     * below 0 and for NaN, +inf at +inf. m and e come from x's bits through memory: x is stored to
+     * {@code via[at, at + vector bytes)} and loaded back as ints (no {@code reinterpretAs}, see the class comment),
+     * where the caller is about to store the result anyway; subnormals are scaled by 2^24 first. The same bits in
+     * every JIT tier, unlike {@code lanewise(LOG)}.
+     */
+    public static FloatVector log(FloatVector x, MemorySegment via, long at) {
+        VectorMask<Float> sub = x.compare(VectorOperators.LT, 0x1p-126f);
+        x.lanewise(VectorOperators.MUL, 0x1p24f, sub).intoMemorySegment(via, at, ByteOrder.LITTLE_ENDIAN);
+        IntVector bits = IntVector.fromMemorySegment(I, via, at, ByteOrder.LITTLE_ENDIAN);
+        FloatVector e = ((FloatVector) bits.lanewise(VectorOperators.LSHR, 23).and(0xff).sub(127)
+                .convert(VectorOperators.I2F, 0)).lanewise(VectorOperators.SUB, 24f, sub);
+        bits.and(0x7fffff).or(0x3f800000).intoMemorySegment(via, at, ByteOrder.LITTLE_ENDIAN);
+        FloatVector m = FloatVector.fromMemorySegment(F, via, at, ByteOrder.LITTLE_ENDIAN);
+        return logOf(x, m, e);
+    }
+
+    /** log(x) from x = m 2^e, m in [1, 2) exactly: m moved into [sqrt(1/2), sqrt 2), Cephes' polynomial, special values. */
+    private static FloatVector logOf(FloatVector x, FloatVector m, FloatVector e) {
+        VectorMask<Float> hi = m.compare(VectorOperators.GT, SQRT2);
+        m = m.lanewise(VectorOperators.MUL, 0.5f, hi);
+        e = e.lanewise(VectorOperators.ADD, 1f, hi);
+        FloatVector f = m.sub(1f);
+        FloatVector z = f.mul(f);
+        FloatVector y = f.fma(7.0376836292e-2f, -1.1514610310e-1f).fma(f, FloatVector.broadcast(F, 1.1676998740e-1f))
+                .fma(f, FloatVector.broadcast(F, -1.2420140846e-1f)).fma(f, FloatVector.broadcast(F, 1.4249322787e-1f))
+                .fma(f, FloatVector.broadcast(F, -1.6668057665e-1f)).fma(f, FloatVector.broadcast(F, 2.0000714765e-1f))
+                .fma(f, FloatVector.broadcast(F, -2.4999993993e-1f)).fma(f, FloatVector.broadcast(F, 3.3333331174e-1f))
+                .mul(f).mul(z);
+        y = e.fma(FloatVector.broadcast(F, LN2_LO), y);
+        y = z.fma(FloatVector.broadcast(F, -0.5f), y);
+        FloatVector r = f.add(y);
+        r = e.fma(FloatVector.broadcast(F, LN2_HI), r);
+        return r.blend(Float.NEGATIVE_INFINITY, x.compare(VectorOperators.EQ, 0f))
+                .blend(Float.NaN, x.compare(VectorOperators.LT, 0f))
+                .blend(Float.POSITIVE_INFINITY, x.compare(VectorOperators.EQ, Float.POSITIVE_INFINITY))
+                .blend(x, x.test(VectorOperators.IS_NAN));
     }
 
     // Abramowitz & Stegun 7.1.26: |error| <= 1.5e-7 over the whole line.

@@ -1,41 +1,40 @@
 package dev.rlx.llm.gguf;
 
 import dev.rlx.ir.quant.BlockFormat;
+import dev.rlx.ir.quant.WeightFormat;
 import java.lang.foreign.MemorySegment;
 
 /**
  * The tensor types a GGUF file may hold that RLX reads ({@code ggml_type} ids), with their block geometry and
- * a decoder to f32. The five that are also KV-cache storage formats decode through {@link BlockFormat} (the
- * same bytes); the others are decoded here ({@link LinearQuants}, {@link KQuants}). Types that
- * {@link #encodable()} can also be written from floats by {@link GgufWriter}, with ggml's reference quantisers.
- *
- * <p>{@link BlockFormat} is not extended with these: it is the KV cache's storage enum, and every backend's
- * paged attention switches over all of its constants.
+ * a decoder to f32: each is a {@link WeightFormat} (the layout {@code Op.QuantMatMul} reads, and the one
+ * implementation of ggml's block decoding). Types that {@link #encodable()} can also be written from floats by
+ * {@link GgufWriter}, with ggml's reference quantisers.
  */
 public enum GgmlType {
-    F32(0, 1, 4, BlockFormat.F32),
-    F16(1, 1, 2, BlockFormat.F16),
-    Q4_0(2, 32, 18, BlockFormat.Q4_0),
-    Q4_1(3, 32, 20, null),
-    Q5_0(6, 32, 22, BlockFormat.Q5_0),
-    Q5_1(7, 32, 24, null),
-    Q8_0(8, 32, 34, BlockFormat.Q8_0),
-    Q4_K(12, 256, 144, null),
-    Q5_K(13, 256, 176, null),
-    Q6_K(14, 256, 210, null),
-    Q8_K(15, 256, 292, null),
-    BF16(30, 1, 2, null);
+    F32(0, WeightFormat.F32),
+    F16(1, WeightFormat.F16),
+    Q4_0(2, WeightFormat.Q4_0),
+    Q4_1(3, WeightFormat.Q4_1),
+    Q5_0(6, WeightFormat.Q5_0),
+    Q5_1(7, WeightFormat.Q5_1),
+    Q8_0(8, WeightFormat.Q8_0),
+    Q4_K(12, WeightFormat.Q4_K),
+    Q5_K(13, WeightFormat.Q5_K),
+    Q6_K(14, WeightFormat.Q6_K),
+    Q8_K(15, WeightFormat.Q8_K),
+    BF16(30, WeightFormat.BF16);
 
     private final int id;
-    private final int blockElems;
-    private final int blockBytes;
-    private final BlockFormat format;
+    private final WeightFormat format;
 
-    GgmlType(int id, int blockElems, int blockBytes, BlockFormat format) {
+    GgmlType(int id, WeightFormat format) {
         this.id = id;
-        this.blockElems = blockElems;
-        this.blockBytes = blockBytes;
         this.format = format;
+    }
+
+    /** The weight layout with these bytes: what {@code Op.QuantMatMul} reads. */
+    public WeightFormat weightFormat() {
+        return format;
     }
 
     /** The id written in the file. */
@@ -45,22 +44,22 @@ public enum GgmlType {
 
     /** Values per block: 1, 32 or 256. */
     public int blockElems() {
-        return blockElems;
+        return format.blockElems();
     }
 
     /** Bytes per block. */
     public int blockBytes() {
-        return blockBytes;
+        return format.blockBytes();
     }
 
     /** The KV-cache storage format with the same bytes, or null. */
     public BlockFormat blockFormat() {
-        return format;
+        return format.blockFormat();
     }
 
     /** Whether {@link #encode} is available (all but the K-quants, which RLX only reads). */
     public boolean encodable() {
-        return blockElems != 256;
+        return format.encodable();
     }
 
     /** The type with on-disk id {@code id}, or null when RLX does not read it. */
@@ -78,11 +77,7 @@ public enum GgmlType {
      * overflows a long.
      */
     public long bytesFor(long n) {
-        if (n < 0 || n % blockElems != 0) {
-            return -1;
-        }
-        long blocks = n / blockElems;
-        return blocks > Long.MAX_VALUE / blockBytes ? -1 : blocks * blockBytes;
+        return format.rowBytes(n);
     }
 
     /**
@@ -92,15 +87,7 @@ public enum GgmlType {
      */
     public void decode(MemorySegment src, long srcOff, float[] dst, int dstOff, int n) {
         checkRanges(n, dst.length, dstOff, src.byteSize(), srcOff);
-        if (format != null) {
-            format.decode(src, srcOff, dst, dstOff, n);
-            return;
-        }
-        switch (this) {
-            case BF16 -> LinearQuants.decodeBf16(src, srcOff, dst, dstOff, n);
-            case Q4_1, Q5_1 -> LinearQuants.decode(this, src, srcOff, dst, dstOff, n);
-            default -> KQuants.decode(this, src, srcOff, dst, dstOff, n);
-        }
+        format.decode(src, srcOff, dst, dstOff, n);
     }
 
     /**
@@ -114,21 +101,14 @@ public enum GgmlType {
             throw new GgufFormatException("[" + this + "] RLX reads this type but does not write it", -1);
         }
         checkRanges(n, src.length, srcOff, dst.byteSize(), dstOff);
-        if (format != null) {
-            format.encode(src, srcOff, dst, dstOff, n);
-            return;
-        }
-        switch (this) {
-            case BF16 -> LinearQuants.encodeBf16(src, srcOff, dst, dstOff, n);
-            default -> LinearQuants.encode(this, src, srcOff, dst, dstOff, n);
-        }
+        format.encode(src, srcOff, dst, dstOff, n);
     }
 
     private long checkRanges(int n, int arrayLength, int arrayOff, long segmentBytes, long segmentOff) {
         long bytes = bytesFor(n);
         if (bytes < 0) {
             throw new GgufFormatException("[" + this + "] " + n + " values is not a whole number of "
-                    + blockElems + "-value blocks", -1);
+                    + blockElems() + "-value blocks", -1);
         }
         if (arrayOff < 0 || arrayOff > arrayLength - n) {
             throw new GgufFormatException("[" + this + "] array range [" + arrayOff + ", " + ((long) arrayOff + n)

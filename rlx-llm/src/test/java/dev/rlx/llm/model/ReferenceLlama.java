@@ -17,6 +17,7 @@ public final class ReferenceLlama {
     private final Layer[] layers;
     private final double[][][] keys;
     private final double[][][] values;
+    private final double[] freq; // (headDim/2) RoPE angle per position of each pair
     private int pos;
 
     private record Layer(double[] attnNorm, double[][] wq, double[][] wk, double[][] wv, double[] bq, double[] bk,
@@ -39,6 +40,7 @@ public final class ReferenceLlama {
                     matrix(f.tensor(b + "ffn_gate.weight")), matrix(f.tensor(b + "ffn_up.weight")),
                     matrix(f.tensor(b + "ffn_down.weight")));
         }
+        freq = frequencies(c, f.metadata().getString(c.architecture() + ".rope.scaling.type", "none"));
         keys = new double[c.layers()][maxTokens][];
         values = new double[c.layers()][maxTokens][];
     }
@@ -100,13 +102,44 @@ public final class ReferenceLlama {
         return y;
     }
 
+    /**
+     * base^(-2i/d), with Llama 3.1's rescaling written as its converter defines the factors: wavelengths shorter
+     * than original_context / high_freq_factor keep their frequency, longer than original_context /
+     * low_freq_factor are divided by the factor, and between, 1 / ((1 - smooth) / factor + smooth) with
+     * smooth = (original_context / wavelength - low) / (high - low).
+     */
+    private static double[] frequencies(LlamaConfig c, String scaling) {
+        int hd = c.headDim();
+        double[] f = new double[hd / 2];
+        for (int i = 0; i < f.length; i++) {
+            f[i] = Math.pow(c.ropeTheta(), -2.0 * i / hd);
+            if (scaling.equals("llama3") && c.ropeScalingFactor() > 0) {
+                double wavelen = 2 * Math.PI / f[i];
+                double low = c.ropeLowFreqFactor();
+                double high = c.ropeHighFreqFactor();
+                double old = c.ropeOriginalContext();
+                double ropeFactor;
+                if (wavelen < old / high) {
+                    ropeFactor = 1;
+                } else if (wavelen > old / low) {
+                    ropeFactor = c.ropeScalingFactor();
+                } else {
+                    double smooth = (old / wavelen - low) / (high - low);
+                    ropeFactor = 1 / ((1 - smooth) / c.ropeScalingFactor() + smooth);
+                }
+                f[i] /= ropeFactor;
+            }
+        }
+        return f;
+    }
+
     /** Rotates each head of {@code v} for position {@code p}. */
     private void rope(double[] v, int nHeads, int p) {
         int hd = c.headDim();
         boolean neox = c.architecture().equals("qwen2");
         for (int h = 0; h < nHeads; h++) {
             for (int i = 0; i < hd / 2; i++) {
-                double theta = p * Math.pow(c.ropeTheta(), -2.0 * i / hd);
+                double theta = p * freq[i];
                 double cos = Math.cos(theta);
                 double sin = Math.sin(theta);
                 int a = h * hd + (neox ? i : 2 * i);

@@ -30,7 +30,7 @@ final class Decompositions {
             case MATMUL -> op instanceof Op.MatMul m && (m.transA() || m.transB()) ? TransposedMatMul::apply : null;
             case INPUT, PARAM, CONSTANT, BINARY, COMPARE, WHERE, CAST, REDUCE, ARG_REDUCE, CUMSUM, TOP_K, RESHAPE,
                  TRANSPOSE, SLICE, CONCAT, EXPAND, GATHER, SCATTER_ADD, CONV, CONV_TRANSPOSE, POOL, FFT, IF, WHILE,
-                 SCAN, CUSTOM, RNG_NORMAL, RNG_UNIFORM, PAGED_ATTENTION -> null;
+                 SCAN, CUSTOM, RNG_NORMAL, RNG_UNIFORM, PAGED_ATTENTION, QUANT_MATMUL -> null;
         };
     }
 

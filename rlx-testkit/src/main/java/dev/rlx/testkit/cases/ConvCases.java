@@ -75,6 +75,23 @@ final class ConvCases {
                 true, dims(2, 2, 5, 6, 7), dims(3, 2, 2, 3, 3), F32));
         c.add(conv("3dGroupsDilation", Op.Conv.of(3).withGroups(3).withDilations(2, 1, 2).withPads(1, 1, 1),
                 DType.F32, true, dims(1, 6, 5, 4, 7), dims(9, 2, 2, 3, 2), F32));
+        // the direct loop over stride-split planes: depthwise 5x5 stride 2 with rows wider than four vectors,
+        // a channel multiplier of 2, the first conv of an image model (3 input channels, stride 2, more than 16
+        // outputs, which the GEMM would take), dilation with stride, 1-d depthwise, and a pointwise one
+        c.add(conv("directDepthwise5x5Stride2Wide", Op.Conv.of(2).withGroups(3).withPads(2, 2).withStrides(2, 2),
+                DType.F32, true, dims(2, 3, 11, 151), dims(3, 1, 5, 5), F32));
+        c.add(conv("directDepthwiseMultiplierAsymmetric", Op.Conv.of(2).withGroups(3).withPads(0, 1, 2, 0)
+                .withStrides(1, 3), DType.F32, false, dims(1, 3, 7, 13), dims(6, 1, 3, 3), F32));
+        c.add(conv("directThreeChannelsStride2", Op.Conv.of(2).withPads(1, 1).withStrides(2, 2), DType.F32, true,
+                dims(1, 3, 19, 37), dims(17, 3, 3, 3), gemm(27)));
+        c.add(conv("directDilationStride", Op.Conv.of(2).withStrides(3, 2).withDilations(2, 3).withPads(2, 1, 1, 3),
+                DType.F32, true, dims(2, 2, 13, 17), dims(5, 2, 3, 2), F32));
+        c.add(conv("direct1dDepthwise", Op.Conv.of(1).withGroups(5).withStrides(2).withPads(3, 1), DType.F32, true,
+                dims(2, 5, 71), dims(5, 1, 7), F32));
+        c.add(conv("directGroupsFourPlusOne", Op.Conv.of(2).withGroups(2).withPads(1, 2, 0, 1), DType.F32, true,
+                dims(2, 4, 9, 10), dims(10, 2, 3, 3), F32));
+        c.add(conv("directPointwiseFewOutputs", Op.Conv.of(2), DType.F32, true, dims(1, 9, 5, 7), dims(7, 9, 1, 1),
+                F32));
         c.add(conv("manyRowsRunParallel", Op.Conv.of(2).withPads(1, 1), DType.F32, true, dims(2, 4, 24, 24),
                 dims(8, 4, 3, 3), F32));
         c.add(conv("2dEverything", Op.Conv.of(2).withStrides(2, 1).withPads(1, 0, 0, 2).withDilations(1, 2).withGroups(2),

@@ -51,6 +51,9 @@ final class IndexCases {
         c.add(gather("", DType.F64, new int[] {2, 6, 3}, DType.I64, new int[] {9}, 1, f, idx));
         c.add(gather("", DType.BF16, new int[] {6, 5}, DType.I64, new int[] {3, 3}, 0, f, idx));
         c.add(gather("", DType.I32, new int[] {6, 5}, DType.I32, new int[] {4}, 1, Data.uniform(-1e6, 1e6), Data.ints(-5, 5)));
+        // one 8-byte element per gathered row (along the last axis), several outer rows
+        c.add(gather("_lastAxisLongs", DType.I64, new int[] {4, 7}, DType.I64, new int[] {2, 5}, 1,
+                Data.ints(-1000, 1000), Data.ints(-7, 7)));
         c.add(gather("", DType.I8, new int[] {6, 5}, DType.I64, new int[] {4}, 0, Data.uniform(-100, 100), idx));
         c.add(gather("", DType.C64, new int[] {6, 5}, DType.I64, new int[] {4}, 0, f, idx));
         c.add(gather("_emptyIndices", DType.F32, new int[] {4, 6}, DType.I64, new int[] {0}, 0, f, Data.ints(0, 4)));

@@ -17,6 +17,6 @@ public final class OpCatalog {
                 NormCases.family(), MovementCases.family(), IndexCases.family(), AttentionCases.family(),
                 ConvCases.family(), PoolCases.family(), FftCases.family(), ControlFlowCases.family(),
                 FusedCases.family(), PatternCases.family(), RngCases.family(), CustomCases.family(),
-                PagedAttentionCases.family());
+                PagedAttentionCases.family(), QuantMatMulCases.family());
     }
 }

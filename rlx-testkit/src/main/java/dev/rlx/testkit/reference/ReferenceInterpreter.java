@@ -133,6 +133,7 @@ public final class ReferenceInterpreter implements ConstantEvaluator {
             case Op.Where w -> List.of(ElementwiseReference.where(in.get(0), in.get(1), in.get(2), out));
             case Op.Cast c -> List.of(ElementwiseReference.cast(in.get(0), out));
             case Op.MatMul m -> List.of(MatMulReference.matmul(in.get(0), in.get(1), m.transA(), m.transB(), out));
+            case Op.QuantMatMul q -> List.of(QuantMatMulReference.quantMatMul(q, in.get(0), in.get(1), out));
             case Op.Reduce r -> List.of(ReduceReference.reduce(r.op(), r.axes(), in.get(0), out));
             case Op.ArgReduce a -> List.of(ReduceReference.argReduce(a, in.get(0), out));
             case Op.Cumsum c -> List.of(ReduceReference.cumsum(c, in.get(0), out));

@@ -1,4 +1,4 @@
-package dev.rlx.llm.gguf;
+package dev.rlx.ir.quant;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
@@ -35,8 +35,8 @@ final class LinearQuants {
         }
     }
 
-    static void decode(GgmlType t, MemorySegment src, long o, float[] y, int yo, int n) {
-        boolean five = t == GgmlType.Q5_1;
+    static void decode(WeightFormat t, MemorySegment src, long o, float[] y, int yo, int n) {
+        boolean five = t == WeightFormat.Q5_1;
         int qsOff = five ? 8 : 4;
         for (int b = 0; b < n / QK; b++, o += t.blockBytes(), yo += QK) {
             float d = HalfFloats.f16ToFloat(src.get(LE_SHORT, o));
@@ -52,8 +52,8 @@ final class LinearQuants {
         }
     }
 
-    static void encode(GgmlType t, float[] x, int xo, MemorySegment dst, long o, int n) {
-        boolean five = t == GgmlType.Q5_1;
+    static void encode(WeightFormat t, float[] x, int xo, MemorySegment dst, long o, int n) {
+        boolean five = t == WeightFormat.Q5_1;
         int qsOff = five ? 8 : 4;
         for (int b = 0; b < n / QK; b++, o += t.blockBytes(), xo += QK) {
             float min = Float.MAX_VALUE;

@@ -1,4 +1,4 @@
-package dev.rlx.llm.gguf;
+package dev.rlx.ir.quant;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
@@ -29,10 +29,10 @@ final class KQuants {
     private static final ValueLayout.OfFloat LE_FLOAT =
             ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    static void decode(GgmlType t, MemorySegment src, long o, float[] y, int yo, int n) {
+    static void decode(WeightFormat t, MemorySegment src, long o, float[] y, int yo, int n) {
         for (int b = 0; b < n / QK_K; b++, o += t.blockBytes(), yo += QK_K) {
             switch (t) {
-                case Q4_K, Q5_K -> q45K(src, o, y, yo, t == GgmlType.Q5_K);
+                case Q4_K, Q5_K -> q45K(src, o, y, yo, t == WeightFormat.Q5_K);
                 case Q6_K -> q6K(src, o, y, yo);
                 case Q8_K -> q8K(src, o, y, yo);
                 default -> throw new IllegalStateException(t + " is not a K-quant");

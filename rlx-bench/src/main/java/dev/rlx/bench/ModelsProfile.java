@@ -1,0 +1,42 @@
+package dev.rlx.bench;
+
+import dev.rlx.opt.PrecisionPolicy;
+import java.util.List;
+
+/**
+ * {@code ./rlx-bench/run models-profile NAME [runs=2000] [threads=1]}: one corpus model through RLX alone, run
+ * that many times after its first run, with the steady mean per run printed; run with {@code RLX_TRACE=1} for
+ * the per-kernel totals (printed when the graph is closed), which say where a model's time goes.
+ */
+final class ModelsProfile {
+    private ModelsProfile() {}
+
+    static void main(String[] args) {
+        String name = args[0];
+        int runs = 2000;
+        int threads = 1;
+        for (String a : List.of(args).subList(1, args.length)) {
+            if (a.startsWith("runs=")) {
+                runs = Integer.parseInt(a.substring(5));
+            } else if (a.startsWith("threads=")) {
+                threads = Integer.parseInt(a.substring(8));
+            }
+        }
+        CorpusModel m = CorpusModel.corpus().stream().filter(c -> c.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no corpus model " + name));
+        try (RlxModel r = new RlxModel(m.file(), m.makeInputs(), threads, PrecisionPolicy.F32)) {
+            System.out.printf("%s: load %.0f ms, import %.0f ms, compile %.0f ms, first run %.0f ms, %d kernels%n",
+                    name, r.loadMs, r.importMs, r.compileMs, r.firstRunMs, r.kernels());
+            int warm = Math.max(1, runs / 4);
+            for (int i = 0; i < warm; i++) {
+                r.run();
+            }
+            long t0 = System.nanoTime();
+            for (int i = 0; i < runs; i++) {
+                r.run();
+            }
+            System.out.printf("%s: %.4f ms per run over %d runs after %d warm-up runs (%d thread(s))%n", name,
+                    (System.nanoTime() - t0) / 1e6 / runs, runs, warm, threads);
+        }
+    }
+}
