@@ -2,6 +2,7 @@ package dev.rlx.serve;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.rlx.llm.engine.LlmEngine;
 import dev.rlx.onnx.embed.SentenceEmbedder;
 import io.helidon.http.HeaderNames;
 import io.helidon.webserver.WebServer;
@@ -62,7 +63,9 @@ public final class RlxServer implements AutoCloseable {
             this.batcher = null;
             this.embeddings = null;
         }
-        this.completions = b.completions == null ? null : b.completions.apply(metrics);
+        this.completions = b.engine == null ? null
+                : new CompletionsEndpoint(b.generationModel, b.engine, b.rawTemplate, metrics);
+        metrics.gauge("rlx_http_in_flight", "Requests being answered.", inFlight::get);
         InetAddress address;
         try {
             address = InetAddress.getByName(options.host());
@@ -98,7 +101,9 @@ public final class RlxServer implements AutoCloseable {
         private final ServeOptions options;
         private String embeddingModel;
         private SentenceEmbedder embedder;
-        private java.util.function.Function<ServerMetrics, CompletionsEndpoint> completions;
+        private String generationModel;
+        private LlmEngine engine;
+        private String rawTemplate;
 
         private Builder(ServeOptions options) {
             this.options = options;
@@ -111,14 +116,21 @@ public final class RlxServer implements AutoCloseable {
             return this;
         }
 
-        Builder completions(java.util.function.Function<ServerMetrics, CompletionsEndpoint> endpoint) {
-            this.completions = endpoint;
+        /**
+         * Serves {@code engine} as the model {@code id} on {@code /v1/completions} and {@code /v1/chat/completions};
+         * {@code rawTemplate} is the GGUF's {@code tokenizer.chat_template} text (it refines the Llama 2 format),
+         * or null.
+         */
+        public Builder generation(String id, LlmEngine engine, String rawTemplate) {
+            this.generationModel = checkId(id);
+            this.engine = java.util.Objects.requireNonNull(engine, "engine");
+            this.rawTemplate = rawTemplate;
             return this;
         }
 
         /** Binds the port and starts serving. */
         public RlxServer start() {
-            if (embedder == null && completions == null) {
+            if (embedder == null && engine == null) {
                 throw new ServeException("rlx serve: nothing to serve; give an embedding model, a generation model or both");
             }
             return new RlxServer(this);
