@@ -35,7 +35,13 @@ final class EventStream implements AutoCloseable {
     }
 
     void send(JsonNode chunk) {
-        write(DATA, Json.bytes(chunk), END);
+        byte[] json = Json.bytes(chunk);
+        // one write per event, so no transfer chunk ever ends inside an event
+        byte[] event = new byte[DATA.length + json.length + END.length];
+        System.arraycopy(DATA, 0, event, 0, DATA.length);
+        System.arraycopy(json, 0, event, DATA.length, json.length);
+        System.arraycopy(END, 0, event, DATA.length + json.length, END.length);
+        write(event);
     }
 
     void done() {
@@ -51,7 +57,7 @@ final class EventStream implements AutoCloseable {
         }
     }
 
-    private void write(byte[]... parts) {
+    private void write(byte[] event) {
         lock.lock();
         try {
             if (gone != null) {
@@ -64,9 +70,7 @@ final class EventStream implements AutoCloseable {
                     res.header(HeaderNames.CACHE_CONTROL, "no-cache");
                     out = res.outputStream();
                 }
-                for (byte[] p : parts) {
-                    out.write(p);
-                }
+                out.write(event);
                 out.flush();
             } catch (IOException | RuntimeException e) { // Helidon reports a closed socket unchecked
                 gone = new ClientGone(e);

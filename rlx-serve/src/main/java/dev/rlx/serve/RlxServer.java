@@ -76,8 +76,9 @@ public final class RlxServer implements AutoCloseable {
             this.web = WebServer.builder()
                     .address(address)
                     .port(options.port())
-                    // Helidon's own bound sits above ours, so that our 413 (an OpenAI error) answers first
-                    .maxPayloadSize(options.maxRequestBytes() + 1)
+                    // Helidon's own bound (a plain 413) sits well above ours, so that ours (an OpenAI error)
+                    // answers every body near the limit; it only bounds what is drained after our refusal
+                    .maxPayloadSize(Math.min(Long.MAX_VALUE / 32, options.maxRequestBytes()) * 16)
                     .shutdownGracePeriod(java.time.Duration.ofMillis(500))
                     .shutdownHook(false)
                     .routing(this::routes)

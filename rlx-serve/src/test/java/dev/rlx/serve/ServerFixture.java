@@ -24,8 +24,8 @@ final class ServerFixture {
     static final String EMBEDDING_MODEL = "all-minilm-l6-v2";
     static final String KEY = "test-key";
 
-    /** A qwen2-style model with a ChatML template (context 512), written by the project's GGUF writer. */
-    static final SyntheticLlama SPEC = new SyntheticLlama("qwen2", "qwen2", 300, 128, 2, 4, 2, 352, 512,
+    /** A qwen2-style model with a ChatML template (context 2048), written by the project's GGUF writer. */
+    static final SyntheticLlama SPEC = new SyntheticLlama("qwen2", "qwen2", 300, 128, 2, 4, 2, 352, 2048,
             GgmlType.F32, false, 0, 42);
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(TIMEOUT)
