@@ -47,8 +47,15 @@ public final class ServeLoad {
     record Args(String size, String type, int[] clients, int requests, int maxTokens, int seconds, int threads,
                 int embeddings) {}
 
-    /** One streamed request as the client saw it. */
-    record Sample(boolean ok, int tokens, long ttftNanos, long[] gaps) {}
+    /**
+     * One streamed request as the client saw it: whether it ended properly, its tokens, the time to its first
+     * token, the gaps between tokens and when (System.nanoTime) its first and last token came.
+     */
+    record Sample(boolean ok, int tokens, long ttftNanos, long[] gaps, long firstAt, long lastAt) {
+        static Sample lost() {
+            return new Sample(false, 0, 0, new long[0], 0, 0);
+        }
+    }
 
     public static void main(String[] argv) throws Exception {
         Args a = parse(argv);
@@ -76,7 +83,7 @@ public final class ServeLoad {
                 if (c == 1) {
                     single = rate;
                 } else if (single > 0) {
-                    System.out.printf(Locale.ROOT, "      %d streams / 1 stream aggregate decode: %.2fx%n", c,
+                    System.out.printf(Locale.ROOT, "      %d streams / 1 stream, aggregate decode tokens/s: %.2fx%n", c,
                             rate / single);
                 }
             }
@@ -91,6 +98,9 @@ public final class ServeLoad {
     /** Prints a level's line; returns its aggregate tokens/s. */
     private static double report(int clients, Level l, int free, int total) {
         long tokens = 0;
+        long decoded = 0; // tokens after each request's first
+        long decodeFrom = Long.MAX_VALUE;
+        long decodeTo = Long.MIN_VALUE;
         int lost = 0;
         List<Long> ttft = new ArrayList<>();
         List<Long> gaps = new ArrayList<>();
@@ -102,17 +112,24 @@ public final class ServeLoad {
             tokens += s.tokens;
             if (s.ttftNanos > 0) {
                 ttft.add(s.ttftNanos);
+                decoded += s.gaps.length;
+                decodeFrom = Math.min(decodeFrom, s.firstAt);
+                decodeTo = Math.max(decodeTo, s.lastAt);
             }
             for (long g : s.gaps) {
                 gaps.add(g);
             }
         }
         double rate = tokens / (l.wallNanos / 1e9);
-        System.out.printf(Locale.ROOT, "clients %3d | %4d requests, %6d tokens in %6.2f s: %8.1f tok/s aggregate |"
-                        + " TTFT p50 %7.1f ms p99 %7.1f ms | inter-token p50 %6.1f ms p99 %6.1f ms | lost %d |"
-                        + " KV free %d/%d%n", clients, l.samples.size(), tokens, l.wallNanos / 1e9, rate,
-                pct(ttft, 50), pct(ttft, 99), pct(gaps, 50), pct(gaps, 99), lost, free, total);
-        return rate;
+        // decode: the tokens after each first one, over the span from the first first-token to the last token
+        // (prefill, which this model's kernels do at about the decode rate, stays out of it)
+        double decodeRate = decodeTo > decodeFrom ? decoded / ((decodeTo - decodeFrom) / 1e9) : Double.NaN;
+        System.out.printf(Locale.ROOT, "clients %3d | %4d requests, %6d tokens in %6.2f s: %8.1f tok/s end to end,"
+                        + " %8.1f tok/s decode | TTFT p50 %7.1f ms p99 %7.1f ms | inter-token p50 %6.1f ms"
+                        + " p99 %6.1f ms | lost %d | KV free %d/%d | heap after GC %.0f MiB%n", clients,
+                l.samples.size(), tokens, l.wallNanos / 1e9, rate, decodeRate, pct(ttft, 50), pct(ttft, 99),
+                pct(gaps, 50), pct(gaps, 99), lost, free, total, usedHeap() / 1048576.0);
+        return decodeRate;
     }
 
     private static double pct(List<Long> v, int p) {
@@ -163,7 +180,7 @@ public final class ServeLoad {
             HttpResponse<java.util.stream.Stream<String>> r = http.send(req, HttpResponse.BodyHandlers.ofLines());
             if (r.statusCode() != 200) {
                 r.body().close();
-                return new Sample(false, 0, 0, new long[0]);
+                return Sample.lost();
             }
             long first = 0;
             long last = 0;
@@ -198,9 +215,9 @@ public final class ServeLoad {
                 }
             }
             return new Sample(done && tokens >= 0, Math.max(0, tokens), first,
-                    gaps.stream().mapToLong(Long::longValue).toArray());
+                    gaps.stream().mapToLong(Long::longValue).toArray(), t0 + first, last);
         } catch (Exception e) {
-            return new Sample(false, 0, 0, new long[0]);
+            return Sample.lost();
         }
     }
 
@@ -229,7 +246,7 @@ public final class ServeLoad {
             }
             double directRate = count / ((System.nanoTime() - t0) / 1e9);
             AtomicInteger next = new AtomicInteger();
-            AtomicInteger end = new AtomicInteger(20); // the warm-up's requests first
+            AtomicInteger end = new AtomicInteger(count);
             AtomicInteger failed = new AtomicInteger();
             Runnable client = () -> {
                 for (int i; (i = next.getAndIncrement()) < end.get(); ) {
@@ -246,9 +263,13 @@ public final class ServeLoad {
                     }
                 }
             };
-            client.run(); // warm-up of the server's first batch shapes
+            // warm-up: one round of the same load, so the batch shapes it makes are compiled before it is timed
+            try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+                for (int c = 0; c < 16; c++) {
+                    pool.submit(client);
+                }
+            }
             next.set(0);
-            end.set(count);
             failed.set(0);
             long t1 = System.nanoTime();
             try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
