@@ -51,9 +51,9 @@ public final class ServeLoad {
      * One streamed request as the client saw it: whether it ended properly, its tokens, the time to its first
      * token, the gaps between tokens and when (System.nanoTime) its first and last token came.
      */
-    record Sample(boolean ok, int tokens, long ttftNanos, long[] gaps, long firstAt, long lastAt) {
+    record Sample(boolean ok, int tokens, long ttftNanos, long[] gaps, long firstAt, long lastAt, long[] times) {
         static Sample lost() {
-            return new Sample(false, 0, 0, new long[0], 0, 0);
+            return new Sample(false, 0, 0, new long[0], 0, 0, new long[0]);
         }
     }
 
@@ -83,7 +83,7 @@ public final class ServeLoad {
                 if (c == 1) {
                     single = rate;
                 } else if (single > 0) {
-                    System.out.printf(Locale.ROOT, "      %d streams / 1 stream, aggregate decode tokens/s: %.2fx%n", c,
+                    System.out.printf(Locale.ROOT, "      %d streams / 1 stream, aggregate decode tokens/s (while all decode when they overlap): %.2fx%n", c,
                             rate / single);
                 }
             }
@@ -124,12 +124,31 @@ public final class ServeLoad {
         // decode: the tokens after each first one, over the span from the first first-token to the last token
         // (prefill, which this model's kernels do at about the decode rate, stays out of it)
         double decodeRate = decodeTo > decodeFrom ? decoded / ((decodeTo - decodeFrom) / 1e9) : Double.NaN;
+        // steady state: tokens while every stream of the level was decoding (after the last first token, before
+        // the first last token), over that window; what continuous batching gives once prefill is done
+        long steadyFrom = Long.MIN_VALUE;
+        long steadyTo = Long.MAX_VALUE;
+        for (Sample s : l.samples) {
+            if (s.ok && s.times.length > 1) {
+                steadyFrom = Math.max(steadyFrom, s.firstAt);
+                steadyTo = Math.min(steadyTo, s.lastAt);
+            }
+        }
+        long steadyTokens = 0;
+        for (Sample s : l.samples) {
+            for (long t : s.times) {
+                if (t > steadyFrom && t <= steadyTo) {
+                    steadyTokens++;
+                }
+            }
+        }
+        double steadyRate = steadyTo > steadyFrom ? steadyTokens / ((steadyTo - steadyFrom) / 1e9) : Double.NaN;
         System.out.printf(Locale.ROOT, "clients %3d | %4d requests, %6d tokens in %6.2f s: %8.1f tok/s end to end,"
-                        + " %8.1f tok/s decode | TTFT p50 %7.1f ms p99 %7.1f ms | inter-token p50 %6.1f ms"
+                        + " %8.1f tok/s decode, %8.1f tok/s all decoding | TTFT p50 %7.1f ms p99 %7.1f ms | inter-token p50 %6.1f ms"
                         + " p99 %6.1f ms | lost %d | KV free %d/%d | heap after GC %.0f MiB%n", clients,
-                l.samples.size(), tokens, l.wallNanos / 1e9, rate, decodeRate, pct(ttft, 50), pct(ttft, 99),
+                l.samples.size(), tokens, l.wallNanos / 1e9, rate, decodeRate, steadyRate, pct(ttft, 50), pct(ttft, 99),
                 pct(gaps, 50), pct(gaps, 99), lost, free, total, usedHeap() / 1048576.0);
-        return decodeRate;
+        return Double.isNaN(steadyRate) ? decodeRate : steadyRate; // NaN when the streams did not all overlap
     }
 
     private static double pct(List<Long> v, int p) {
@@ -185,6 +204,7 @@ public final class ServeLoad {
             long first = 0;
             long last = 0;
             List<Long> gaps = new ArrayList<>();
+            List<Long> times = new ArrayList<>();
             int tokens = -1;
             boolean done = false;
             try (java.util.stream.Stream<String> lines = r.body()) {
@@ -211,11 +231,13 @@ public final class ServeLoad {
                             gaps.add(now - last);
                         }
                         last = now;
+                        times.add(now);
                     }
                 }
             }
             return new Sample(done && tokens >= 0, Math.max(0, tokens), first,
-                    gaps.stream().mapToLong(Long::longValue).toArray(), t0 + first, last);
+                    gaps.stream().mapToLong(Long::longValue).toArray(), t0 + first, last,
+                    times.stream().mapToLong(Long::longValue).toArray());
         } catch (Exception e) {
             return Sample.lost();
         }
