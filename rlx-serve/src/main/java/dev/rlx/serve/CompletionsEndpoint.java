@@ -93,18 +93,17 @@ final class CompletionsEndpoint {
                 t.join();
             }
         } finally {
-            boolean gone = events != null && events.clientGone();
             for (Generation g : gens) {
-                g.cancel(); // a no-op once finished; frees the sequence when the client went away
+                g.cancel(); // a no-op once finished; frees the sequence when this thread was interrupted
                 live.remove(g);
-            }
-            if (gone) {
-                metrics.add("rlx_cancelled_generations_total", gens.size());
             }
         }
         long completionTokens = 0;
         for (Choice c : choices) {
             completionTokens += c.result == null ? 0 : c.result.completionTokens();
+            if (c.result != null && c.result.finish() == FinishReason.CANCELLED) {
+                metrics.add("rlx_cancelled_generations_total", 1);
+            }
         }
         metrics.add("rlx_completion_tokens_total", completionTokens);
         if (events != null) {
@@ -203,6 +202,11 @@ final class CompletionsEndpoint {
             }
         } catch (EventStream.ClientGone e) {
             c.generation.cancel(); // frees its KV blocks at the next step, not at the end
+            try {
+                c.result = c.generation.await();
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
         } catch (InterruptedException e) {
             c.generation.cancel();
             Thread.currentThread().interrupt();

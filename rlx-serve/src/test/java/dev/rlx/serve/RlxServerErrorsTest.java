@@ -147,6 +147,7 @@ class RlxServerErrorsTest {
     @Test
     void disconnectingStreamClient_freesItsKvBlocks() throws Exception {
         double cancelledBefore = metric(port, "rlx_cancelled_generations_total");
+        long generatedBefore = engine.stats().generatedTokensTotal();
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
             s.setSoTimeout(10_000);
@@ -167,7 +168,9 @@ class RlxServerErrorsTest {
             Thread.sleep(20);
         }
         assertEquals(cancelledBefore + 1, metric(port, "rlx_cancelled_generations_total"),
-                "the generation was cancelled, not run to its end");
+                "the generation ended cancelled, not run to its end");
+        long generated = engine.stats().generatedTokensTotal() - generatedBefore;
+        assertTrue(generated < 1900 / 2, "it stopped soon after the client left: " + generated + " tokens of 1900");
     }
 
     /** A streaming completion with the repetition-free prompt "hi" that asks for {@code maxTokens}. */
