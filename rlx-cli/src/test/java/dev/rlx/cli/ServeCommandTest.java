@@ -17,7 +17,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** {@code rlx serve} on a synthetic model: greedy completions equal {@code rlx generate}'s text; option errors. */
+/**
+ * {@code rlx serve} on a synthetic model and MiniLM: greedy completions equal {@code rlx generate}'s text, embeddings
+ * answer, the key is required; option errors.
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ServeCommandTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
@@ -43,7 +46,7 @@ class ServeCommandTest {
 
         ServeCommand serve = new ServeCommand();
         new CommandLine(serve).parseArgs("--model", m.toString(), "--port", "0", "--threads", "1", "--kv", "f32",
-                "--max-sequences", "2", "--api-key", "k");
+                "--max-sequences", "2", "--api-key", "k", "--embedding-model", "minilm");
         try (ServeCommand.Running running = serve.start()) {
             int port = running.port();
             HttpResponse<String> r = post(port, "/v1/completions", """
@@ -55,6 +58,10 @@ class ServeCommandTest {
             assertEquals(400, post(port, "/v1/chat/completions", """
                     {"model": "tiny", "messages": [{"role": "user", "content": "hi"}]}""", "k").statusCode());
             assertEquals(401, post(port, "/v1/completions", "{}", null).statusCode());
+            HttpResponse<String> e = post(port, "/v1/embeddings", """
+                    {"model": "all-minilm-l6-v2", "input": "A cat sits."}""", "k");
+            assertEquals(200, e.statusCode(), e.body());
+            assertEquals(384, new ObjectMapper().readTree(e.body()).at("/data/0/embedding").size());
         }
     }
 

@@ -29,6 +29,7 @@ import com.openai.models.models.Model;
 import dev.rlx.llm.engine.GenerationRequest;
 import dev.rlx.llm.engine.GenerationResult;
 import dev.rlx.llm.engine.LlmEngine;
+import dev.rlx.llm.sample.SampleOpts;
 import dev.rlx.llm.tokenizer.ChatTemplate;
 import dev.rlx.onnx.embed.MiniLm;
 import dev.rlx.onnx.embed.SentenceEmbedder;
@@ -204,6 +205,28 @@ class RlxServerTest {
                 .maxTokens(40L).temperature(0.0).stop(stop).build());
         assertEquals(free.substring(0, free.indexOf(stop)), c.choices().get(0).text());
         assertEquals("stop", c.choices().get(0).finishReason().toString());
+    }
+
+    @Test
+    void penalties_areTheSamplersPenalties() throws Exception {
+        SampleOpts penalised = SampleOpts.defaults().toBuilder().topK(0).minP(0f).topP(1f).temperature(0f)
+                .frequencyPenalty(2f).presencePenalty(2f).build();
+        // a prompt whose greedy continuation the penalties change (found with the engine, deterministically)
+        int[] prompt = null;
+        String expected = null;
+        for (int k = 3; k < 200 && prompt == null; k++) {
+            int[] p = {k, k + 1, k, k + 1, k, k + 1, k, k + 1};
+            String withPenalties = engine.generate(GenerationRequest.of(p, 12).withSampling(penalised)).text();
+            if (!withPenalties.equals(engine.generate(GenerationRequest.of(p, 12)).text())) {
+                prompt = p;
+                expected = withPenalties;
+            }
+        }
+        assertTrue(prompt != null, "some prompt's greedy continuation repeats a token the penalties push down");
+        JsonNode r = json(post(server.port(), "/v1/completions", """
+                {"model": "%s", "prompt": %s, "temperature": 0, "max_tokens": 12, "frequency_penalty": 2,
+                 "presence_penalty": 2}""".formatted(MODEL, java.util.Arrays.toString(prompt)), KEY).body());
+        assertEquals(expected, r.at("/choices/0/text").asText());
     }
 
     @Test
