@@ -200,4 +200,15 @@ class WeightSetTest {
             assertTrue(e.getMessage().contains(p), e.getMessage() + " lacks " + p);
         }
     }
+    /** Memory bound by reference must be native; a heap segment would reach the vector kernels. */
+    @org.junit.jupiter.api.Test
+    void wrappingAHeapSegmentIsRefused() {
+        BindingException e = assertThrows(BindingException.class,
+                () -> dev.rlx.runtime.spi.HostRuntime.wrap(java.lang.foreign.MemorySegment.ofArray(new byte[16])));
+        assertTrue(e.getMessage().contains("heap segment of 16 bytes"), e.getMessage());
+        try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+            assertEquals(16, dev.rlx.runtime.spi.HostRuntime.wrap(a.allocate(16)).byteSize());
+        }
+    }
+
 }

@@ -7,6 +7,7 @@ import dev.rlx.ir.Op;
 import dev.rlx.ir.quant.BlockFormat;
 import dev.rlx.runtime.CompileException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.Locale;
 
@@ -104,7 +105,7 @@ final class PagedAttentionKernel implements Kernel, RangeTask {
         int maxParts = (int) Math.max(1, Math.min(ctx.parallel().threads(), maxUnits));
         this.scratch = new Scratch[maxParts];
         for (int p = 0; p < maxParts; p++) {
-            scratch[p] = new Scratch(tpb * headDim, tilePositions * group, headDim);
+            scratch[p] = new Scratch(tpb * headDim, tilePositions * group, headDim, ctx);
         }
         this.parallel = ctx.parallel();
     }
@@ -223,15 +224,15 @@ final class PagedAttentionKernel implements Kernel, RangeTask {
         int rows = (p1 - p0) * group;
         Arrays.fill(s.max, 0, rows, Double.NEGATIVE_INFINITY);
         Arrays.fill(s.sum, 0, rows, 0);
-        Arrays.fill(s.acc, 0, rows * headDim, 0f);
+        FloatRows.fill(s.accRows, 0, 0f, rows * headDim);
         int lastKey = base + p1 - 1;
         for (int bi = 0, t0 = 0; t0 <= lastKey; bi++, t0 += tpb) {
             int tn = Math.min(tpb, lastKey + 1 - t0);
             int e = slot(si, bi);
             MemorySegment seg = e >= 0 ? pool : spill;
             long at = (e >= 0 ? e : -(long) e - 1) * blockBytes + kh * headRowsBytes;
-            format.decode(seg, at, s.keys, 0, tn * headDim); // this head's rows are contiguous in the block
-            format.decode(seg, at + keysBytes, s.vals, 0, tn * headDim);
+            s.decode(format, seg, at, s.keyRows, tn * headDim); // this head's rows are contiguous in the block
+            s.decode(format, seg, at + keysBytes, s.valRows, tn * headDim);
             for (int p = p0; p < p1; p++) {
                 int visible = Math.min(tn, base + p - t0 + 1);
                 if (visible <= 0) {
@@ -284,29 +285,35 @@ final class PagedAttentionKernel implements Kernel, RangeTask {
 
     /**
      * One part's working memory: a block's decoded key and value rows, one query row's scores against it, and the
-     * running maximum, sum and accumulator of a tile's rows. The row loops read the arrays through heap segments.
+     * running maximum, sum and accumulator of a tile's rows. The rows the Vector API reads are native workspace:
+     * a heap segment given to {@code FloatVector.fromMemorySegment} anywhere in the process makes that JDK
+     * method's type profile bimorphic, and every kernel's loads compiled afterwards test the segment's class
+     * per access (a Q8_0 matmul ran 2-3x slower beside this kernel when these rows were float arrays).
      */
     private static final class Scratch {
-        final float[] keys; // (tpb, headDim)
-        final float[] vals; // (tpb, headDim)
+        final float[] decoded; // (tpb, headDim): the codec decodes into an array
         final double[] scores; // (tpb)
         final double[] max; // (rows)
         final double[] sum; // (rows) of exp(score - max)
-        final float[] acc; // (rows, headDim) of p * v
-        final MemorySegment keyRows;
-        final MemorySegment valRows;
-        final MemorySegment accRows;
+        final MemorySegment keyRows; // (tpb, headDim)
+        final MemorySegment valRows; // (tpb, headDim)
+        final MemorySegment accRows; // (rows, headDim) of p * v
 
-        Scratch(int blockFloats, int rows, int headDim) {
-            keys = new float[blockFloats];
-            vals = new float[blockFloats];
+        Scratch(int blockFloats, int rows, int headDim, LowerContext ctx) {
+            decoded = new float[blockFloats];
             scores = new double[blockFloats / headDim];
             max = new double[rows];
             sum = new double[rows];
-            acc = new float[rows * headDim];
-            keyRows = MemorySegment.ofArray(keys);
-            valRows = MemorySegment.ofArray(vals);
-            accRows = MemorySegment.ofArray(acc);
+            // workspace: each unit writes all three before reading them, and parts get disjoint requests
+            keyRows = ctx.workspace(4L * blockFloats);
+            valRows = ctx.workspace(4L * blockFloats);
+            accRows = ctx.workspace(4L * rows * headDim);
+        }
+
+        /** {@code n} floats of a stored block at {@code at}, decoded into {@code rows}. */
+        void decode(BlockFormat format, MemorySegment seg, long at, MemorySegment rows, int n) {
+            format.decode(seg, at, decoded, 0, n);
+            MemorySegment.copy(decoded, 0, rows, ValueLayout.JAVA_FLOAT, 0, n);
         }
     }
 }

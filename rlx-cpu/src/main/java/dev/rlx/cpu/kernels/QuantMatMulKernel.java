@@ -80,93 +80,219 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
 
     @Override
     public void range(int from, int to) {
-        MemorySegment row = rowScratch.get();
-        for (int j = from; j < to; j++) {
-            long wo = j * rowBytes;
-            switch (format) {
-                case F32 -> {
-                    floatRows(w, wo, j);
-                    continue;
-                }
-                case Q8_0, Q4_0 -> {
-                    int m = 0;
-                    for (; m + 1 < rows; m += 2) {
-                        blockPair(wo, j, m);
-                    }
-                    if (m < rows) {
-                        blockOne(wo, j, m);
-                    }
-                    continue;
-                }
-                case F16, BF16 -> widenHalfRow(wo, row);
-                default -> {
-                    float[] decoded = rowArray.get();
-                    format.decode(w, wo, decoded, 0, k);
-                    MemorySegment.copy(decoded, 0, row, ValueLayout.JAVA_FLOAT, 0, k);
+        // one loop per format, chosen once per range: a format test inside the block loop made C2's code for the
+        // decode path several times slower from DRAM than the same arithmetic on its own
+        switch (format) {
+            case F32 -> {
+                for (int j = from; j < to; j++) {
+                    floatRows(w, j * rowBytes, j);
                 }
             }
-            floatRows(row, 0, j);
+            case Q8_0 -> q8Rows(from, to);
+            case Q4_0 -> q4Rows(from, to);
+            case F16, BF16 -> {
+                MemorySegment row = rowScratch.get();
+                for (int j = from; j < to; j++) {
+                    widenHalfRow(j * rowBytes, row);
+                    floatRows(row, 0, j);
+                }
+            }
+            default -> {
+                MemorySegment row = rowScratch.get();
+                float[] decoded = rowArray.get();
+                for (int j = from; j < to; j++) {
+                    format.decode(w, j * rowBytes, decoded, 0, k);
+                    MemorySegment.copy(decoded, 0, row, ValueLayout.JAVA_FLOAT, 0, k);
+                    floatRows(row, 0, j);
+                }
+            }
         }
     }
 
     // Q8_0 {f16 d; int8 q[32]} and Q4_0 {f16 d; u8 qs[16]} (w_i = d (nibble_i - 8), low nibbles first) are decoded
-    // in registers: per block, p = sum of the codes times x (an FMA chain over the block's vectors), then
-    // acc = p d + acc. A row of x gets this same sequence alone (blockOne) or paired with the next (blockPair,
-    // which shares each decoded vector), so outputs do not depend on the batch.
+    // in registers: per block, p = the codes times x (a multiply, then an FMA chain over the block's vectors), then
+    // acc = p d + acc. A row of x gets this same sequence alone (...One) or paired with the next (...Pair, which
+    // shares each decoded vector), so outputs do not depend on the batch.
 
-    /** The codes of vector {@code s} (elements {@code [s L, s L + L)}) of the block at {@code bo}, as floats. */
-    private FloatVector codes(long bo, int s) {
-        if (format == WeightFormat.Q8_0) {
-            return (FloatVector) ByteVector.fromMemorySegment(B, w, bo + 2 + (long) s * L, LE)
-                    .convertShape(VectorOperators.B2F, F, 0);
+    private static final int PER_BLOCK = 32 / L;   // vectors per 32-element block
+    private static final int Q4_HALF = 16 / L;     // vectors per nibble half of a Q4_0 block
+
+    private void q8Rows(int from, int to) {
+        for (int j = from; j < to; j++) {
+            long wo = j * rowBytes;
+            int m = 0;
+            for (; m + 1 < rows; m += 2) {
+                q8Pair(wo, j, m);
+            }
+            if (m < rows) {
+                q8One(wo, j, m);
+            }
         }
-        int half = 16 / L; // vectors per nibble half
-        int at = s % half;
-        // nibbles split in int lanes: byte-lane shifts are not native on x86
-        IntVector c = (IntVector) ByteVector.fromMemorySegment(B, w, bo + 2 + (long) at * L, LE)
-                .convertShape(VectorOperators.B2I, I, 0);
-        IntVector q = s < half ? c.and(0x0F) : c.lanewise(VectorOperators.LSHR, 4).and(0x0F);
-        return (FloatVector) q.sub(8).convert(VectorOperators.I2F, 0);
     }
 
-    private void blockOne(long wo, int j, int m) {
+    private static FloatVector q8Codes(MemorySegment w, long at) {
+        return (FloatVector) ByteVector.fromMemorySegment(B, w, at, LE).convertShape(VectorOperators.B2F, F, 0);
+    }
+
+    private static FloatVector scale(MemorySegment w, long bo) {
+        return FloatVector.broadcast(F, Float.float16ToFloat(w.get(LE_SHORT, bo)));
+    }
+
+    /** {@code y[m, j] = x[m, :] . w[j, :]} for a Q8_0 row. */
+    // Each row keeps two accumulators, for even and odd blocks, swapped after every block (one serial FMA chain
+    // kept the loads from running ahead); their sum at the end does not depend on which one holds the last block.
+
+    private void q8One(long wo, int j, int m) {
+        MemorySegment w = this.w;
+        MemorySegment x = this.x;
         long xo = (long) m * k * 4;
-        int blockBytes = format.blockBytes();
-        int perBlock = 32 / L;
+        int blocks = k / 32;
         FloatVector acc = FloatVector.zero(F);
-        for (int b = 0; b < k / 32; b++) {
-            long bo = wo + (long) b * blockBytes;
-            FloatVector p = FloatVector.zero(F);
-            for (int s = 0; s < perBlock; s++) {
-                p = codes(bo, s).fma(xAt(xo, b * 32 + s * L), p);
+        FloatVector other = acc;
+        for (int b = 0; b < blocks; b++) {
+            long bo = wo + 34L * b;
+            long xb = xo + 128L * b;
+            FloatVector p = q8Codes(w, bo + 2).mul(xAt(x, xb));
+            for (int s = 1; s < PER_BLOCK; s++) {
+                p = q8Codes(w, bo + 2 + (long) s * L).fma(xAt(x, xb + 4L * s * L), p);
             }
-            acc = p.fma(FloatVector.broadcast(F, Float.float16ToFloat(w.get(LE_SHORT, bo))), acc);
+            FloatVector t = p.fma(scale(w, bo), acc);
+            acc = other;
+            other = t;
         }
-        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(acc));
+        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(acc.add(other)));
     }
 
-    private void blockPair(long wo, int j, int m) {
+    private void q8Pair(long wo, int j, int m) {
+        MemorySegment w = this.w;
+        MemorySegment x = this.x;
         long xa = (long) m * k * 4;
-        long xb = xa + (long) k * 4;
-        int blockBytes = format.blockBytes();
-        int perBlock = 32 / L;
+        long xc = xa + (long) k * 4;
+        int blocks = k / 32;
         FloatVector accA = FloatVector.zero(F);
+        FloatVector otherA = accA;
         FloatVector accB = accA;
-        for (int b = 0; b < k / 32; b++) {
-            long bo = wo + (long) b * blockBytes;
-            FloatVector pa = FloatVector.zero(F);
-            FloatVector pb = pa;
-            for (int s = 0; s < perBlock; s++) {
-                FloatVector q = codes(bo, s);
-                pa = q.fma(xAt(xa, b * 32 + s * L), pa);
-                pb = q.fma(xAt(xb, b * 32 + s * L), pb);
+        FloatVector otherB = accA;
+        for (int b = 0; b < blocks; b++) {
+            long bo = wo + 34L * b;
+            long off = 128L * b;
+            FloatVector q = q8Codes(w, bo + 2);
+            FloatVector pa = q.mul(xAt(x, xa + off));
+            FloatVector pb = q.mul(xAt(x, xc + off));
+            for (int s = 1; s < PER_BLOCK; s++) {
+                q = q8Codes(w, bo + 2 + (long) s * L);
+                pa = q.fma(xAt(x, xa + off + 4L * s * L), pa);
+                pb = q.fma(xAt(x, xc + off + 4L * s * L), pb);
             }
-            FloatVector d = FloatVector.broadcast(F, Float.float16ToFloat(w.get(LE_SHORT, bo)));
-            accA = pa.fma(d, accA);
-            accB = pb.fma(d, accB);
+            FloatVector d = scale(w, bo);
+            FloatVector ta = pa.fma(d, accA);
+            FloatVector tb = pb.fma(d, accB);
+            accA = otherA;
+            otherA = ta;
+            accB = otherB;
+            otherB = tb;
         }
-        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(accA));
-        y.setAtIndex(LE_FLOAT, (long) (m + 1) * n + j, VectorMath.sumLanes(accB));
+        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(accA.add(otherA)));
+        y.setAtIndex(LE_FLOAT, (long) (m + 1) * n + j, VectorMath.sumLanes(accB.add(otherB)));
+    }
+
+    private void q4Rows(int from, int to) {
+        for (int j = from; j < to; j++) {
+            long wo = j * rowBytes;
+            int m = 0;
+            // with vectors narrower than a nibble half (AVX2) the paired loop outgrows C2's inlining budget and
+            // boxes its vectors; rows then go one at a time (the same operations, so the same bits)
+            for (; Q4_HALF == 1 && m + 1 < rows; m += 2) {
+                q4Pair(wo, j, m);
+            }
+            for (; m < rows; m++) {
+                q4One(wo, j, m);
+            }
+        }
+    }
+
+    /** Bytes {@code [at, at + L)} of a Q4_0 block in int lanes (byte-lane shifts are not native on x86). */
+    private static IntVector q4Bytes(MemorySegment w, long at) {
+        return (IntVector) ByteVector.fromMemorySegment(B, w, at, LE).convertShape(VectorOperators.B2I, I, 0);
+    }
+
+    private static FloatVector low(IntVector c) {
+        return (FloatVector) c.and(0x0F).sub(8).convertShape(VectorOperators.I2F, F, 0);
+    }
+
+    private static FloatVector high(IntVector c) {
+        return (FloatVector) c.lanewise(VectorOperators.LSHR, 4).and(0x0F).sub(8).convertShape(VectorOperators.I2F, F, 0);
+    }
+
+    /**
+     * {@code y[m, j] = x[m, :] . w[j, :]} for a Q4_0 row: vector h of the low nibbles is
+     * elements {@code [h L, h L + L)}, of the high nibbles {@code [16 + h L, ...)}; the block's products are
+     * accumulated in element order.
+     */
+    private void q4One(long wo, int j, int m) {
+        long xo = (long) m * k * 4;
+        MemorySegment w = this.w;
+        MemorySegment x = this.x;
+        int blocks = k / 32;
+        FloatVector acc = FloatVector.zero(F);
+        FloatVector other = acc;
+        for (int b = 0; b < blocks; b++) {
+            long bo = wo + 18L * b;
+            long xb = xo + 128L * b;
+            IntVector c = q4Bytes(w, bo + 2);
+            FloatVector p = low(c).mul(xAt(x, xb));
+            FloatVector hi = high(c).mul(xAt(x, xb + 64));
+            for (int h = 1; h < Q4_HALF; h++) {
+                c = q4Bytes(w, bo + 2 + (long) h * L);
+                p = low(c).fma(xAt(x, xb + 4L * h * L), p);
+                hi = high(c).fma(xAt(x, xb + 64 + 4L * h * L), hi);
+            }
+            FloatVector t = p.add(hi).fma(scale(w, bo), acc);
+            acc = other;
+            other = t;
+        }
+        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(acc.add(other)));
+    }
+
+    private void q4Pair(long wo, int j, int m) {
+        MemorySegment w = this.w;
+        MemorySegment x = this.x;
+        long xa = (long) m * k * 4;
+        long xc = xa + (long) k * 4;
+        int blocks = k / 32;
+        FloatVector accA = FloatVector.zero(F);
+        FloatVector otherA = accA;
+        FloatVector accB = accA;
+        FloatVector otherB = accA;
+        for (int b = 0; b < blocks; b++) {
+            long bo = wo + 18L * b;
+            long off = 128L * b;
+            IntVector c = q4Bytes(w, bo + 2);
+            FloatVector lo = low(c);
+            FloatVector up = high(c);
+            FloatVector pa = lo.mul(xAt(x, xa + off));
+            FloatVector pb = lo.mul(xAt(x, xc + off));
+            FloatVector ha = up.mul(xAt(x, xa + off + 64));
+            FloatVector hb = up.mul(xAt(x, xc + off + 64));
+            for (int h = 1; h < Q4_HALF; h++) {
+                c = q4Bytes(w, bo + 2 + (long) h * L);
+                lo = low(c);
+                up = high(c);
+                pa = lo.fma(xAt(x, xa + off + 4L * h * L), pa);
+                pb = lo.fma(xAt(x, xc + off + 4L * h * L), pb);
+                ha = up.fma(xAt(x, xa + off + 64 + 4L * h * L), ha);
+                hb = up.fma(xAt(x, xc + off + 64 + 4L * h * L), hb);
+            }
+            FloatVector d = scale(w, bo);
+            FloatVector ta = pa.add(ha).fma(d, accA);
+            FloatVector tb = pb.add(hb).fma(d, accB);
+            accA = otherA;
+            otherA = ta;
+            accB = otherB;
+            otherB = tb;
+        }
+        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(accA.add(otherA)));
+        y.setAtIndex(LE_FLOAT, (long) (m + 1) * n + j, VectorMath.sumLanes(accB.add(otherB)));
     }
 
     // ---------------------------------------------------------------- float rows
@@ -234,6 +360,10 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
 
     private FloatVector xAt(long xo, int i) {
         return FloatVector.fromMemorySegment(F, x, xo + 4L * i, LE);
+    }
+
+    private static FloatVector xAt(MemorySegment x, long at) {
+        return FloatVector.fromMemorySegment(F, x, at, LE);
     }
 
     /**

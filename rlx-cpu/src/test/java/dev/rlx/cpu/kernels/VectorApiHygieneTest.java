@@ -81,4 +81,28 @@ class VectorApiHygieneTest {
         assertTrue(offences.isEmpty(), "Vector API calls that fall back through a heap segment:\n"
                 + String.join("\n", offences));
     }
+
+    /**
+     * No heap segment in the CPU backend's sources: one given to {@code FloatVector.fromMemorySegment} anywhere in
+     * the process makes that method's shared type profile bimorphic, and C2 then tests the segment's class on
+     * every vector load of every kernel it compiles afterwards (paged attention's float-array rows made the Q8_0
+     * decode matmul 2.5x slower). Arrays reach kernels through {@code MemorySegment.copy} into native memory.
+     */
+    @Test
+    void cpuSourcesCreateNoHeapSegments() throws IOException {
+        Pattern heap = Pattern.compile("MemorySegment\\.ofArray\\s*\\(");
+        List<String> offences = new ArrayList<>();
+        try (Stream<Path> s = Files.walk(Path.of("src/main/java"))) {
+            for (Path f : s.filter(p -> p.toString().endsWith(".java")).toList()) {
+                String[] lines = Files.readString(f).split("\n");
+                for (int i = 0; i < lines.length; i++) {
+                    String code = lines[i].replaceFirst("//.*", "");
+                    if (!code.trim().startsWith("*") && heap.matcher(code).find()) {
+                        offences.add(f + " line " + (i + 1));
+                    }
+                }
+            }
+        }
+        assertTrue(offences.isEmpty(), "heap segments in the CPU backend:\n" + String.join("\n", offences));
+    }
 }

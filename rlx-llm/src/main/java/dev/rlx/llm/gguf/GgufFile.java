@@ -44,7 +44,7 @@ public final class GgufFile implements AutoCloseable {
         Arena arena = Arena.ofShared();
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             long size = ch.size();
-            MemorySegment image = size == 0 ? MemorySegment.ofArray(new byte[0])
+            MemorySegment image = size == 0 ? MemorySegment.NULL
                     : nativeView(ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena), arena);
             return new GgufFile(path.toString(), arena, GgufReader.parse(image, path.toString(), limits), size);
         } catch (IOException e) {

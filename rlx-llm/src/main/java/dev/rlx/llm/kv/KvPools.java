@@ -60,7 +60,7 @@ final class KvPools implements AutoCloseable {
                 file[l] = spill == null ? null : spill.data().asSlice(fileAt, fileBytes);
                 fileAt += fileBytes;
                 ramView[l] = ram[l].asSlice(0, ramSlots * blockBytes[l]).asReadOnly();
-                fileView[l] = file[l] == null ? MemorySegment.ofArray(new byte[0]).asReadOnly() : file[l].asReadOnly();
+                fileView[l] = file[l] == null ? MemorySegment.NULL : file[l].asReadOnly(); // native: kernels read it
             }
         } catch (RuntimeException | OutOfMemoryError e) {
             arena.close();

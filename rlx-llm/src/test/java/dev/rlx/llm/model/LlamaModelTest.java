@@ -19,8 +19,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * {@link LlamaModel} against the float64 {@link ReferenceLlama} on synthetic models of each variant the decoder
  * supports: the logits after a 13-token prompt and after each of 8 greedy tokens agree within
- * {@link #TOLERANCE} (absolute, on logits of magnitude about 1-4; observed 1e-6 for F32 weights, 1.5e-5 for the tied F16 one), and the greedy
- * tokens are the reference's.
+ * {@link #TOLERANCE} (absolute, on logits of magnitude about 1-4; observed 1e-6 for F32 weights, 1.5e-5 for the
+ * tied F16 one), and the greedy tokens are the reference's; quantised (Q8_0, Q4_0) models are compared with the
+ * reference over their dequantised blocks, and 64 greedy tokens of each are the reference's.
  */
 class LlamaModelTest {
     /** Largest |RLX - float64| logit difference allowed (F32 KV cache; F16 weights are exact in f32). */
@@ -45,7 +46,15 @@ class LlamaModelTest {
                 Arguments.of("llama3 rope scaling", new SyntheticLlama("llama", "spm", 600, 128, 2, 4, 2, 352,
                         512, GgmlType.F32, false, 8, 6)),
                 Arguments.of("F16 weights", new SyntheticLlama("llama", "spm", 600, 128, 2, 4, 2, 352, 512,
-                        GgmlType.F16, false, 0, 7)));
+                        GgmlType.F16, false, 0, 7)),
+                // quantised matrices: the reference runs on the same blocks dequantised, so only f32 arithmetic
+                // separates the two (QuantMatMul reads the blocks in place)
+                Arguments.of("Q8_0 weights", new SyntheticLlama("llama", "llama-bpe", 300, 128, 2, 4, 2, 352, 512,
+                        GgmlType.Q8_0, false, 0, 8)),
+                Arguments.of("Q4_0 weights, GQA 8/2", new SyntheticLlama("llama", "spm", 600, 256, 2, 8, 2, 512,
+                        512, GgmlType.Q4_0, false, 0, 9)),
+                Arguments.of("Q8_0 qwen2", new SyntheticLlama("qwen2", "qwen2", 300, 128, 2, 4, 2, 352, 512,
+                        GgmlType.Q8_0, true, 0, 10)));
     }
 
     static int[] prompt(int n, int vocab, long seed) {
@@ -138,6 +147,27 @@ class LlamaModelTest {
                     assertTrue(d <= 1e-5, "chunk " + chunk + " step " + i + " differs by " + d);
                 }
             }
+        }
+    }
+
+    /**
+     * 64 greedy tokens of a Q8_0 and a Q4_0 model (random weights, GQA) are those of the float64 reference over the
+     * same dequantised blocks: the decode path (one row of x, the blocks decoded in registers) as well as the
+     * prefill's paired rows.
+     */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_0"})
+    void quantisedGreedyStreamEqualsFloat64Reference(GgmlType type, @TempDir Path dir) throws Exception {
+        Path p = dir.resolve("m.gguf");
+        new SyntheticLlama("llama", "llama-bpe", 300, 128, 2, 4, 2, 352, 512, type, false, 0, 21).write(p);
+        int steps = 64;
+        try (GgufFile f = GgufFile.open(p); LlamaModel m = LlamaModel.load(f, exact())) {
+            int[] prompt = prompt(9, m.vocabSize(), 4);
+            GreedyLoop run = GreedyLoop.run(m, 1, prompt, steps, 9);
+            ReferenceLlama ref = new ReferenceLlama(f, m.vocabSize(), 128);
+            int[] want = ref.greedy(prompt, steps);
+            assertArrayEquals(want, run.tokens, type + ": greedy stream (margins "
+                    + java.util.Arrays.toString(ref.margins) + ")");
         }
     }
 }

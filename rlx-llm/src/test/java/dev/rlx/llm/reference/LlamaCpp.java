@@ -46,6 +46,29 @@ public final class LlamaCpp {
         return new String(Base64.getDecoder().decode(Files.readString(out).trim()), StandardCharsets.UTF_8);
     }
 
+    /** For each text, llama.cpp's final-norm hidden state of its last token, L2-normalised (see LlamaCppMain). */
+    public static List<float[]> lastHidden(Path model, List<String> texts, Path work) throws IOException,
+            InterruptedException {
+        Path in = work.resolve("embed.b64");
+        Path out = work.resolve("embed.txt");
+        List<String> lines = new ArrayList<>();
+        for (String t : texts) {
+            lines.add(Base64.getEncoder().encodeToString(t.getBytes(StandardCharsets.UTF_8)));
+        }
+        Files.write(in, lines);
+        run(work, "embed", model.toString(), in.toString(), out.toString());
+        List<float[]> rows = new ArrayList<>();
+        for (String l : Files.readAllLines(out)) {
+            String[] f = l.trim().split(" ");
+            float[] v = new float[f.length];
+            for (int i = 0; i < f.length; i++) {
+                v[i] = Float.parseFloat(f[i]);
+            }
+            rows.add(v);
+        }
+        return rows;
+    }
+
     private static void run(Path work, String... args) throws IOException, InterruptedException {
         Path lib = Files.createDirectories(work.resolve("llama-native"));
         String java = ProcessHandle.current().info().command().orElse("java");

@@ -86,9 +86,17 @@ public final class HostRuntime implements DeviceRuntime, DeviceAllocator {
 
     /**
      * {@code segment} seen as a buffer of a host device, owned by the caller: for memory RLX reads by reference
-     * ({@code WeightSet.bind}), such as a KV cache's pool. It must stay valid while graphs use it.
+     * ({@code WeightSet.bind}), such as a KV cache's pool. It must stay valid while graphs use it. It must be
+     * native memory: kernels read it with the Vector API, whose JDK-wide load profile a single heap segment makes
+     * bimorphic, slowing every vector kernel compiled afterwards (copy arrays in with {@code WeightSet.set}).
+     *
+     * @throws dev.rlx.runtime.BindingException for a heap segment
      */
     public static DeviceBuffer wrap(MemorySegment segment) {
+        if (!segment.isNative()) {
+            throw new dev.rlx.runtime.BindingException("memory bound by reference must be native (an arena's or a"
+                    + " mapping's), not a heap segment of " + segment.byteSize() + " bytes: copy it in instead");
+        }
         return new DeviceBuffer() {
             @Override
             public long byteSize() {
