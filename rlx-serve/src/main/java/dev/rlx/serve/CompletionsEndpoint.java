@@ -187,6 +187,7 @@ final class CompletionsEndpoint {
                     metrics.interTokenLatency.observe((now - c.lastNanos) / 1e9);
                 }
                 c.lastNanos = now;
+                metrics.decodeBatch.observe(engine.stats().lastBatchSequences());
                 if (events != null) {
                     if (!e.text().isEmpty() || answer.params.logprobs()) {
                         events.send(answer.tokenChunk(c, e));

@@ -26,6 +26,9 @@ public final class ServerMetrics {
             "Time between consecutive tokens of a completion, as the server sees them.");
     final Histogram embeddingBatch = new Histogram("rlx_embedding_batch_inputs",
             "Texts per encoder run of the embeddings batcher.", 1, 2, 4, 8, 16, 32, 64, 128, 256);
+    final Histogram decodeBatch = new Histogram("rlx_token_batch_sequences",
+            "Sequences in the engine step each streamed token came from (the engine's last step when it arrived).",
+            1, 2, 4, 8, 16, 32, 64, 128, 256);
     final Histogram requestDuration = Histogram.seconds("rlx_request_duration_seconds",
             "Time from a request's arrival to its last byte.");
 
@@ -81,6 +84,7 @@ public final class ServerMetrics {
         timeToFirstToken.write(out);
         interTokenLatency.write(out);
         embeddingBatch.write(out);
+        decodeBatch.write(out);
         requestDuration.write(out);
         return out.toString();
     }

@@ -125,6 +125,9 @@ class RlxServerTest {
         assertEquals(expected.promptTokens(), c.usage().orElseThrow().promptTokens());
         assertEquals(MODEL, c.model());
         ServerFixture.awaitKvFree(server.port());
+        assertTrue(ServerFixture.metric(server.port(), "rlx_token_batch_sequences_count")
+                >= expected.completionTokens(), "every token's batch size is observed");
+        assertTrue(ServerFixture.metric(server.port(), "rlx_completion_tokens_total") >= expected.completionTokens());
     }
 
     @Test
