@@ -24,7 +24,8 @@ import org.openjdk.jmh.runner.options.CommandLineOptionException;
  * ({@link ModelsBench}); {@code ./rlx-bench/run spark-embed} embeds short texts with RLX alone, RLX on
  * Spark and ONNX Runtime on Spark ({@link SparkEmbedBench}); {@code ./rlx-bench/run compile-chain} times the
  * compile of a 40,000-node MatMul/ReLU chain ({@link CompileChain}); {@code ./rlx-bench/run Llm} generates with
- * a synthetic Llama on RLX and llama.cpp ({@link LlmBench}).
+ * a synthetic Llama on RLX and llama.cpp ({@link LlmBench}); {@code ./rlx-bench/run serve-load} drives
+ * {@code rlx serve}'s server with streaming clients ({@link ServeLoad}).
  */
 public final class BenchMain {
     private BenchMain() {}
@@ -72,6 +73,10 @@ public final class BenchMain {
         }
         if (args.length > 0 && args[0].equals("llm-llamacpp")) {
             LlmBench.llamaCppChild(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("serve-load")) {
+            ServeLoad.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("minilm-memory")) {

@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "rlx", mixinStandardHelpOptions = true, version = "rlx " + Rlx.VERSION,
         description = "RLX for Java: compile and run compute graphs.",
         subcommands = {DemoCommand.class, EmbedCommand.class, SparkEmbedCommand.class, RunCommand.class, HwCommand.class,
-                GpuCommand.class, DevicesCommand.class, GgufCommand.class, GenerateCommand.class,
+                GpuCommand.class, DevicesCommand.class, GgufCommand.class, GenerateCommand.class, ServeCommand.class,
                 OnnxConformanceCommand.class,
                 AutoComplete.GenerateCompletion.class},
         footer = {"", "Exit status: 0 success, 1 failure, 2 usage error.",
