@@ -63,7 +63,7 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
         this.n = wb.shape().dim(0);
         this.rowBytes = wb.shape().dim(1);
         this.parallel = ctx.parallel();
-        long scratchBytes = 4L * (k + L);
+        long scratchBytes = 4L * (Math.max(k, 4 * L) + L); // a decoded row, or q8Quad's four lane sums
         this.rowScratch = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(scratchBytes, 64));
         this.rowArray = ThreadLocal.withInitial(() -> new float[k]);
     }
@@ -134,9 +134,13 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
     private static final int Q4_HALF = 16 / L;     // vectors per nibble half of a Q4_0 block
 
     private void q8Rows(int from, int to) {
+        MemorySegment lanes = rows >= 4 ? rowScratch.get() : null;
         for (int j = from; j < to; j++) {
             long wo = j * rowBytes;
             int m = 0;
+            for (; m + 3 < rows; m += 4) {
+                q8Quad(wo, j, m, lanes);
+            }
             for (; m + 1 < rows; m += 2) {
                 q8Pair(wo, j, m);
             }
@@ -210,6 +214,62 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
         }
         y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(accA.add(otherA)));
         y.setAtIndex(LE_FLOAT, (long) (m + 1) * n + j, VectorMath.sumLanes(accB.add(otherB)));
+    }
+
+    /**
+     * Four rows of x sharing each decoded vector (batched decode, prefill): per row, q8One's operations. The four
+     * sums leave through {@code lanes} (native scratch) and are added lane by lane in lane order, as
+     * {@link VectorMath#sumLanes} adds them: four inlined lane sums outgrew C2's inlining budget here.
+     */
+    private void q8Quad(long wo, int j, int m, MemorySegment lanes) {
+        MemorySegment w = this.w;
+        MemorySegment x = this.x;
+        long x0 = (long) m * k * 4;
+        long rs = (long) k * 4;
+        int blocks = k / 32;
+        FloatVector z = FloatVector.zero(F);
+        FloatVector a0 = z, o0 = z, a1 = z, o1 = z, a2 = z, o2 = z, a3 = z, o3 = z;
+        for (int b = 0; b < blocks; b++) {
+            long bo = wo + 34L * b;
+            long off = x0 + 128L * b;
+            FloatVector q = q8Codes(w, bo + 2);
+            FloatVector p0 = q.mul(xAt(x, off));
+            FloatVector p1 = q.mul(xAt(x, off + rs));
+            FloatVector p2 = q.mul(xAt(x, off + 2 * rs));
+            FloatVector p3 = q.mul(xAt(x, off + 3 * rs));
+            for (int s = 1; s < PER_BLOCK; s++) {
+                q = q8Codes(w, bo + 2 + (long) s * L);
+                long at = off + 4L * s * L;
+                p0 = q.fma(xAt(x, at), p0);
+                p1 = q.fma(xAt(x, at + rs), p1);
+                p2 = q.fma(xAt(x, at + 2 * rs), p2);
+                p3 = q.fma(xAt(x, at + 3 * rs), p3);
+            }
+            FloatVector d = scale(w, bo);
+            FloatVector t0 = p0.fma(d, a0);
+            FloatVector t1 = p1.fma(d, a1);
+            FloatVector t2 = p2.fma(d, a2);
+            FloatVector t3 = p3.fma(d, a3);
+            a0 = o0;
+            o0 = t0;
+            a1 = o1;
+            o1 = t1;
+            a2 = o2;
+            o2 = t2;
+            a3 = o3;
+            o3 = t3;
+        }
+        a0.add(o0).intoMemorySegment(lanes, 0, LE);
+        a1.add(o1).intoMemorySegment(lanes, 4L * L, LE);
+        a2.add(o2).intoMemorySegment(lanes, 8L * L, LE);
+        a3.add(o3).intoMemorySegment(lanes, 12L * L, LE);
+        for (int r = 0; r < 4; r++) {
+            float sum = lanes.get(LE_FLOAT, 4L * L * r);
+            for (int i = 1; i < L; i++) {
+                sum += lanes.get(LE_FLOAT, 4L * (L * r + i));
+            }
+            y.setAtIndex(LE_FLOAT, (long) (m + r) * n + j, sum);
+        }
     }
 
     private void q4Rows(int from, int to) {
