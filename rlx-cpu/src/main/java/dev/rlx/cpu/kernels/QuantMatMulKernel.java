@@ -263,27 +263,75 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
         a1.add(o1).intoMemorySegment(lanes, 4L * L, LE);
         a2.add(o2).intoMemorySegment(lanes, 8L * L, LE);
         a3.add(o3).intoMemorySegment(lanes, 12L * L, LE);
-        for (int r = 0; r < 4; r++) {
-            float sum = lanes.get(LE_FLOAT, 4L * L * r);
-            for (int i = 1; i < L; i++) {
-                sum += lanes.get(LE_FLOAT, 4L * (L * r + i));
-            }
-            y.setAtIndex(LE_FLOAT, (long) (m + r) * n + j, sum);
-        }
+        storeLaneSums(lanes, j, m);
     }
 
     private void q4Rows(int from, int to) {
+        MemorySegment lanes = rows >= 4 ? rowScratch.get() : null;
         for (int j = from; j < to; j++) {
             long wo = j * rowBytes;
             int m = 0;
             // with vectors narrower than a nibble half (AVX2) the paired loop outgrows C2's inlining budget and
             // boxes its vectors; rows then go one at a time (the same operations, so the same bits)
+            for (; Q4_HALF == 1 && m + 3 < rows; m += 4) {
+                q4Quad(wo, j, m, lanes);
+            }
             for (; Q4_HALF == 1 && m + 1 < rows; m += 2) {
                 q4Pair(wo, j, m);
             }
             for (; m < rows; m++) {
                 q4One(wo, j, m);
             }
+        }
+    }
+
+    /**
+     * Four rows of x sharing each decoded Q4_0 vector, for vectors of 16 lanes (one per nibble half): per row,
+     * q4One's operations; the sums leave through {@code lanes} as in {@link #q8Quad}.
+     */
+    private void q4Quad(long wo, int j, int m, MemorySegment lanes) {
+        MemorySegment w = this.w;
+        MemorySegment x = this.x;
+        long x0 = (long) m * k * 4;
+        long rs = (long) k * 4;
+        int blocks = k / 32;
+        FloatVector z = FloatVector.zero(F);
+        FloatVector a0 = z, o0 = z, a1 = z, o1 = z, a2 = z, o2 = z, a3 = z, o3 = z;
+        for (int b = 0; b < blocks; b++) {
+            long bo = wo + 18L * b;
+            long off = x0 + 128L * b;
+            IntVector c = q4Bytes(w, bo + 2);
+            FloatVector lo = low(c);
+            FloatVector up = high(c);
+            FloatVector d = scale(w, bo);
+            FloatVector t0 = lo.mul(xAt(x, off)).add(up.mul(xAt(x, off + 64))).fma(d, a0);
+            FloatVector t1 = lo.mul(xAt(x, off + rs)).add(up.mul(xAt(x, off + rs + 64))).fma(d, a1);
+            FloatVector t2 = lo.mul(xAt(x, off + 2 * rs)).add(up.mul(xAt(x, off + 2 * rs + 64))).fma(d, a2);
+            FloatVector t3 = lo.mul(xAt(x, off + 3 * rs)).add(up.mul(xAt(x, off + 3 * rs + 64))).fma(d, a3);
+            a0 = o0;
+            o0 = t0;
+            a1 = o1;
+            o1 = t1;
+            a2 = o2;
+            o2 = t2;
+            a3 = o3;
+            o3 = t3;
+        }
+        a0.add(o0).intoMemorySegment(lanes, 0, LE);
+        a1.add(o1).intoMemorySegment(lanes, 4L * L, LE);
+        a2.add(o2).intoMemorySegment(lanes, 8L * L, LE);
+        a3.add(o3).intoMemorySegment(lanes, 12L * L, LE);
+        storeLaneSums(lanes, j, m);
+    }
+
+    /** {@code y[m + r, j]} = the lanes of vector r in {@code lanes} added in lane order, r < 4. */
+    private void storeLaneSums(MemorySegment lanes, int j, int m) {
+        for (int r = 0; r < 4; r++) {
+            float sum = lanes.get(LE_FLOAT, 4L * L * r);
+            for (int i = 1; i < L; i++) {
+                sum += lanes.get(LE_FLOAT, 4L * (L * r + i));
+            }
+            y.setAtIndex(LE_FLOAT, (long) (m + r) * n + j, sum);
         }
     }
 
