@@ -216,6 +216,32 @@ class PassesTest {
     }
 
     @Test
+    void elementwiseFusion_whereWithItsComparison_becomesMaskSteps() {
+        Graph g = new Graph("mask");
+        Value x = g.input("x", X);
+        Value leaky = g.where(g.lt(x, g.scalar(0f)), g.mul(x, g.scalar(0.1f)), x);
+        g.setOutputs(g.add(leaky, g.scalar(1f)));
+        Graph f = run(new ElementwiseFusion(Capabilities.all()), g);
+        assertEquals(1, count(f, OpKind.FUSED), f.toString());
+        assertEquals(0, count(f, OpKind.COMPARE) + count(f, OpKind.WHERE) + count(f, OpKind.BINARY), f.toString());
+        Op.Fused fused = (Op.Fused) f.nodes().stream().filter(n -> n.kind() == OpKind.FUSED).findFirst().orElseThrow().op();
+        assertEquals("add(where(lt(in0, in1), mul(in0, in2), in0), in3)", fused.program().toString());
+    }
+
+    @Test
+    void elementwiseFusion_sharedOrNonF32Comparison_keepsTheWhere() {
+        Graph g = new Graph("shared");
+        Value x = g.input("x", X);
+        Value m = g.gt(x, g.scalar(0f));
+        Value i = g.input("i", Shape.of(DType.I32, 4, 8));
+        Value byInt = g.where(g.gt(i, g.scalar(DType.I32, 0)), g.exp(x), x); // an i32 comparison is no f32 step
+        g.setOutputs(g.where(m, g.exp(x), x), g.cast(m, DType.F32), byInt);
+        Graph f = run(new ElementwiseFusion(Capabilities.all()), g);
+        assertEquals(2, count(f, OpKind.WHERE), f.toString());
+        assertEquals(2, count(f, OpKind.COMPARE), f.toString());
+    }
+
+    @Test
     void elementwiseFusion_skipsNonF32() {
         Graph g = new Graph("i");
         Value x = g.input("x", Shape.of(DType.I32, 4));
