@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * {@code ./rlx-bench/run models-profile NAME [runs=2000] [threads=1]}: one corpus model through RLX alone, run
  * that many times after its first run, with the steady mean per run printed; run with {@code RLX_TRACE=1} for
- * the per-kernel totals (printed when the graph is closed), which say where a model's time goes.
+ * the per-kernel totals (printed when the graph is closed), which say where a model's time goes; {@code graph=1}
+ * prints the compiled graph first (each kernel's op, attributes and shapes, to match the trace's {@code %id}s).
  */
 final class ModelsProfile {
     private ModelsProfile() {}
@@ -15,11 +16,14 @@ final class ModelsProfile {
         String name = args[0];
         int runs = 2000;
         int threads = 1;
+        boolean graph = false;
         for (String a : List.of(args).subList(1, args.length)) {
             if (a.startsWith("runs=")) {
                 runs = Integer.parseInt(a.substring(5));
             } else if (a.startsWith("threads=")) {
                 threads = Integer.parseInt(a.substring(8));
+            } else if (a.equals("graph=1")) {
+                graph = true;
             }
         }
         CorpusModel m = CorpusModel.corpus().stream().filter(c -> c.name().equals(name)).findFirst()
@@ -27,6 +31,9 @@ final class ModelsProfile {
         try (RlxModel r = new RlxModel(m.file(), m.makeInputs(), threads, PrecisionPolicy.F32)) {
             System.out.printf("%s: load %.0f ms, import %.0f ms, compile %.0f ms, first run %.0f ms, %d kernels%n",
                     name, r.loadMs, r.importMs, r.compileMs, r.firstRunMs, r.kernels());
+            if (graph) {
+                System.out.println(dev.rlx.ir.GraphPrinter.print(r.graph()));
+            }
             int warm = Math.max(1, runs / 4);
             for (int i = 0; i < warm; i++) {
                 r.run();

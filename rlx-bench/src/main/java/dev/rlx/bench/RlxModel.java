@@ -57,6 +57,11 @@ final class RlxModel implements Runnable, AutoCloseable {
         return out;
     }
 
+    /** The graph as compiled (after the optimisation passes). */
+    dev.rlx.ir.Graph graph() {
+        return compiled.graph();
+    }
+
     int kernels() {
         return compiled.kernelCount();
     }

@@ -98,6 +98,20 @@ class AllocationFreeRunTest {
         assertNoAllocation(g, "x", x, new float[1000], null, 2_000);
     }
 
+    /** Every comparison fused with its where (a mask local blended in the generated loop; 1001: a scalar tail). */
+    @ParameterizedTest
+    @EnumSource(dev.rlx.ir.CompareKind.class)
+    void fusedCompareAndWhere_runAllocatesNothing(dev.rlx.ir.CompareKind k) {
+        Graph g = new Graph("where_" + k.label());
+        Value x = g.input("x", Shape.of(DType.F32, 1001));
+        g.setOutputs(g.where(g.compare(k, x, g.scalar(0.25f)), g.mul(x, g.scalar(0.1f)), g.exp(x)));
+        float[] xs = new float[1001];
+        for (int i = 0; i < xs.length; i++) {
+            xs[i] = (i % 3 - 1) * 0.25f;
+        }
+        assertNoAllocation(g, "x", xs, new float[1001], null, 2_000);
+    }
+
     /** Every f32 binary kind, with a broadcast scalar and with two contiguous operands. */
     @ParameterizedTest
     @EnumSource(BinaryKind.class)

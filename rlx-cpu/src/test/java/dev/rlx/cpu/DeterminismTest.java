@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * a fresh JVM running only the interpreter ({@code -Xint}, where the Vector API runs its Java fallback): softmax,
  * log-softmax, layer and RMS norm, sums and matmul, exp, sigmoid, SiLU, erf, both GELUs, tanh, log (subnormal to
  * huge operands), sin, cos, tan and atan (small arguments and beyond the trig reduction's exact range), alone and in
- * fused chains, at odd sizes (vector body and scalar tail). With softmax's row sum by {@code reduceLanes(ADD)}, as
+ * fused chains, compare-and-where fused into mask steps, at odd sizes (vector body and scalar tail). With softmax's row sum by {@code reduceLanes(ADD)}, as
  * before, the first test failed at run 135; with {@code lanewise(EXP/TANH/LOG/SIN/...)}, as before, the -Xint digest
  * differed.
  */
@@ -39,7 +39,10 @@ class DeterminismTest {
                 g.rmsNorm(x, gamma, 1e-6f), g.reduceSum(x, false, 1), g.matmul(x, w), g.gelu(x), g.geluTanh(x),
                 g.silu(x), g.sigmoid(x), g.exp(x), g.erf(x), g.silu(g.mul(x, g.add(x, x))), g.tanh(x), g.sin(x),
                 g.cos(x), g.tan(x), g.atan(x), g.log(pos), g.log(g.mul(x, x)), g.exp(g.sin(g.tanh(x))),
-                g.atan(g.tan(g.cos(x))), g.sin(g.mul(x, g.scalar(5_000f))), g.cos(big));
+                g.atan(g.tan(g.cos(x))), g.sin(g.mul(x, g.scalar(5_000f))), g.cos(big),
+                // compare-and-where fused into mask steps: generated (elu) and interpreted (with sin)
+                g.where(g.gt(x, g.scalar(0f)), x, g.mul(g.scalar(1.5f), g.sub(g.exp(x), g.scalar(1f)))),
+                g.where(g.le(g.sin(x), gamma), g.mul(x, beta), g.sin(x)));
         return g;
     }
 

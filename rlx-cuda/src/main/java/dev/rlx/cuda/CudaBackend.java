@@ -84,6 +84,9 @@ public final class CudaBackend implements Backend {
         b.claim(OpKind.FUSED, DType.F32, DType.F64, DType.F16, DType.BF16);
         b.refuse(OpKind.FUSED, "fused-operands", (op, in) -> in.size() > CudaLowering.MAX_FUSED_INPUTS
                 ? "more than " + CudaLowering.MAX_FUSED_INPUTS + " operands" : null);
+        // the generated kernel has no mask values: such programs run as their compare and where ops
+        b.refuse(OpKind.FUSED, "no-mask-steps", (op, in) -> ((Op.Fused) op).program().hasMasks()
+                ? "compare/where steps in a fused program" : null);
         b.refuse(OpKind.FUSED, "rank<=8", CudaBackend::rankRule);
         b.refuse(OpKind.TOP_K, "selection<=60000", (op, in) -> {
             Op.TopK t = (Op.TopK) op;

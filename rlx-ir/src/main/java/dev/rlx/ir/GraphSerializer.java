@@ -187,9 +187,13 @@ public final class GraphSerializer {
                     out.writeInt(p.inputs());
                     out.writeInt(p.steps().size());
                     for (ElementwiseProgram.Step st : p.steps()) {
-                        str(st.isUnary() ? "u:" + st.unary().name() : "b:" + st.binary().name());
+                        str(st.isUnary() ? "u:" + st.unary().name() : st.isBinary() ? "b:" + st.binary().name()
+                                : st.isCompare() ? "c:" + st.compare().name() : "s:");
                         out.writeInt(st.a());
                         out.writeInt(st.b());
+                        if (st.isSelect()) { // the only step with a third operand
+                            out.writeInt(st.c());
+                        }
                     }
                 }
             }
@@ -473,6 +477,10 @@ public final class GraphSerializer {
                         steps.add(new ElementwiseProgram.Step(UnaryKind.valueOf(k.substring(2)), null, a, b));
                     } else if (k.startsWith("b:")) {
                         steps.add(new ElementwiseProgram.Step(null, BinaryKind.valueOf(k.substring(2)), a, b));
+                    } else if (k.startsWith("c:")) {
+                        steps.add(ElementwiseProgram.Step.compare(CompareKind.valueOf(k.substring(2)), a, b));
+                    } else if (k.equals("s:")) {
+                        steps.add(ElementwiseProgram.Step.select(a, b, i32(what + " step operand")));
                     } else {
                         throw new IllegalArgumentException("unknown step kind '" + k + "'");
                     }

@@ -111,6 +111,10 @@ final class SampleGraphs {
         ElementwiseProgram prog = ElementwiseProgram.builder(2).binary(BinaryKind.MUL, 0, 1)
                 .unary(UnaryKind.GELU, 2).build();
         Value fused = g.apply1(new Op.Fused(prog), x, g.input("row", f32(4)));
+        // where(x < row, x * row, x): the mask steps
+        ElementwiseProgram masked = ElementwiseProgram.builder(2).compare(CompareKind.LT, 0, 1)
+                .binary(BinaryKind.MUL, 0, 1).select(2, 3, 0).build();
+        fused = g.apply1(new Op.Fused(masked), fused, g.input("row2", f32(4)));
         Value fmm = g.apply1(new Op.FusedMatMul(prog), g.input("fa", f32(3, 5)), g.param("fw", f32(5, 4)),
                 g.param("fb", f32(4)));
         List<Value> addNorm = g.apply(new Op.AddNorm(true, 2, 1e-6f), x, fused, g.param("ang", f32(4)));

@@ -17,7 +17,9 @@ import java.util.TreeSet;
 
 /**
  * Element-wise fusion: a tree of f32 unary and binary ops whose inner results have no other use becomes one
- * {@link Op.Fused} kernel, one pass over memory. When one of the tree's operands is an f32 matmul used only
+ * {@link Op.Fused} kernel, one pass over memory. A {@code where} over f32 joins the tree when its condition is an f32
+ * comparison used only there (the comparison becomes a mask step, the where a select): exporters write LeakyRelu,
+ * Elu, ThresholdedRelu and Shrink that way, three to five kernels each before. When one of the tree's operands is an f32 matmul used only
  * there and the tree keeps the matmul's shape, the matmul absorbs the tree as its epilogue
  * ({@link Op.FusedMatMul}): bias, activation and residual applied while each output block is in cache.
  *
@@ -54,7 +56,7 @@ public final class ElementwiseFusion implements Pass {
         boolean[] absorbed = new boolean[g.size()];
         for (int id = g.size() - 1; id >= 0; id--) {
             Node n = g.node(id);
-            if (absorbed[id] || !fusible(n)) {
+            if (absorbed[id] || !fusible(n, uses, absorbed)) {
                 continue;
             }
             Region region = grow(n, uses, absorbed);
@@ -88,16 +90,33 @@ public final class ElementwiseFusion implements Pass {
         });
     }
 
-    private static boolean fusible(Node n) {
+    /** An op with an f32 result that can be a step (a where only with its mask: {@link #maskOf}). */
+    private static boolean fusible(Node n, Uses uses, boolean[] absorbed) {
         if (n.outputs().size() != 1 || n.shape().dtype() != DType.F32) {
             return false;
         }
+        if (n.op() instanceof Op.Where) {
+            Node mask = maskOf(n, uses, absorbed);
+            return mask != null && n.inputs().get(1).dtype() == DType.F32;
+        }
+        return allF32(n) && (n.op() instanceof Op.Unary || n.op() instanceof Op.Binary);
+    }
+
+    /** The condition of where {@code n} when it can be a mask step: an f32 comparison with no other use. */
+    private static Node maskOf(Node n, Uses uses, boolean[] absorbed) {
+        Value cond = n.inputs().get(0);
+        Node c = cond.node();
+        return c.op() instanceof Op.Compare && c.outputs().size() == 1 && allF32(c) && uses.of(cond) == 1
+                && !absorbed[c.id()] ? c : null;
+    }
+
+    private static boolean allF32(Node n) {
         for (Value v : n.inputs()) {
             if (v.dtype() != DType.F32) {
                 return false;
             }
         }
-        return n.op() instanceof Op.Unary || n.op() instanceof Op.Binary;
+        return true;
     }
 
     /** Grows the tree rooted at {@code root} through single-use fusible producers. */
@@ -106,14 +125,28 @@ public final class ElementwiseFusion implements Pass {
         members.add(root.id());
         ArrayDeque<Node> todo = new ArrayDeque<>();
         todo.add(root);
+        if (root.op() instanceof Op.Where) {
+            Node mask = maskOf(root, uses, absorbed);
+            members.add(mask.id());
+            todo.add(mask);
+        }
         while (!todo.isEmpty() && members.size() < MAX_STEPS) {
             Node n = todo.poll();
             for (Value v : n.inputs()) {
                 Node p = v.node();
-                if (!members.contains(p.id()) && !absorbed[p.id()] && fusible(p) && uses.of(v) == 1
-                        && members.size() < MAX_STEPS) {
-                    members.add(p.id());
-                    todo.add(p);
+                if (members.contains(p.id()) || absorbed[p.id()] || uses.of(v) != 1 || !fusible(p, uses, absorbed)) {
+                    continue;
+                }
+                boolean where = p.op() instanceof Op.Where;
+                if (members.size() + (where ? 2 : 1) > MAX_STEPS) {
+                    continue;
+                }
+                members.add(p.id());
+                todo.add(p);
+                if (where) { // a where comes with its mask: a program's operands are f32 values
+                    Node mask = maskOf(p, uses, absorbed);
+                    members.add(mask.id());
+                    todo.add(mask);
                 }
             }
         }
@@ -163,6 +196,8 @@ public final class ElementwiseFusion implements Pass {
             switch (n.op()) {
                 case Op.Unary u -> b.unary(u.op(), x);
                 case Op.Binary bin -> b.binary(bin.op(), x, index.get(n.inputs().get(1)));
+                case Op.Compare c -> b.compare(c.op(), x, index.get(n.inputs().get(1)));
+                case Op.Where w -> b.select(x, index.get(n.inputs().get(1)), index.get(n.inputs().get(2)));
                 default -> throw new IllegalStateException("not fusible: " + n);
             }
             index.put(n.output(), b.next() - 1);

@@ -68,6 +68,39 @@ class PassesTest {
         assertSame(g, new AlgebraicSimplification().apply(g));
     }
 
+    @Test
+    void simplify_powOfTwo_becomesASquare_andOtherPowsStay() {
+        Graph g = new Graph("p");
+        Value x = g.input("x", X);
+        Value sq = g.binary(BinaryKind.POW, x, g.scalar(2f));
+        Value cube = g.binary(BinaryKind.POW, x, g.scalar(3f));
+        float[] twos = new float[32];
+        java.util.Arrays.fill(twos, 2f);
+        Value wide = g.binary(BinaryKind.POW, g.input("v", Shape.of(DType.F32, 8)), g.constant(twos, 4, 8));
+        g.setOutputs(sq, cube, wide);
+        Graph s = run(new DeadCodeElimination(), run(new AlgebraicSimplification(), g));
+        Node square = s.outputs().get(0).node();
+        assertEquals(new Op.Binary(BinaryKind.MUL), square.op(), s.toString());
+        assertSame(square.inputs().get(0), square.inputs().get(1));
+        assertEquals(new Op.Binary(BinaryKind.POW), s.outputs().get(1).node().op());
+        assertEquals(new Op.Binary(BinaryKind.POW), s.outputs().get(2).node().op()); // the 2s broadcast v: kept
+    }
+
+    /** What the rewrite relies on: the kernels' pow (StrictMath, f32 through double) squares with the bits of x*x. */
+    @Test
+    void simplify_powOfTwo_hasTheBitsOfTheSquare() {
+        java.util.Random r = new java.util.Random(22);
+        float[] special = {0f, -0f, Float.MIN_VALUE, -Float.MIN_VALUE, Float.MIN_NORMAL, 1e-23f, 1.8446743e19f,
+            1.8446744e19f, Float.MAX_VALUE, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Float.NaN, 1f, -1f};
+        for (int i = 0; i < 2_000_000 + special.length; i++) {
+            float x = i < special.length ? special[i] : Float.intBitsToFloat(r.nextInt());
+            assertEquals(Float.floatToRawIntBits(x * x), Float.floatToRawIntBits((float) StrictMath.pow(x, 2.0)),
+                    "f32 " + x);
+            double d = i < special.length ? special[i] : Double.longBitsToDouble(r.nextLong());
+            assertEquals(Double.doubleToRawLongBits(d * d), Double.doubleToRawLongBits(StrictMath.pow(d, 2.0)), "f64 " + d);
+        }
+    }
+
     // ---------------------------------------------------------------- CSE
 
     @Test
@@ -180,6 +213,32 @@ class PassesTest {
         assertEquals(0, count(f, OpKind.FUSED), "single-op chains are not worth a fused kernel");
         Graph none = new ElementwiseFusion(Capabilities.ofKinds(EnumSet.complementOf(EnumSet.of(OpKind.FUSED, OpKind.FUSED_MATMUL)))).apply(g);
         assertSame(g, none);
+    }
+
+    @Test
+    void elementwiseFusion_whereWithItsComparison_becomesMaskSteps() {
+        Graph g = new Graph("mask");
+        Value x = g.input("x", X);
+        Value leaky = g.where(g.lt(x, g.scalar(0f)), g.mul(x, g.scalar(0.1f)), x);
+        g.setOutputs(g.add(leaky, g.scalar(1f)));
+        Graph f = run(new ElementwiseFusion(Capabilities.all()), g);
+        assertEquals(1, count(f, OpKind.FUSED), f.toString());
+        assertEquals(0, count(f, OpKind.COMPARE) + count(f, OpKind.WHERE) + count(f, OpKind.BINARY), f.toString());
+        Op.Fused fused = (Op.Fused) f.nodes().stream().filter(n -> n.kind() == OpKind.FUSED).findFirst().orElseThrow().op();
+        assertEquals("add(where(lt(in0, in1), mul(in0, in2), in0), in3)", fused.program().toString());
+    }
+
+    @Test
+    void elementwiseFusion_sharedOrNonF32Comparison_keepsTheWhere() {
+        Graph g = new Graph("shared");
+        Value x = g.input("x", X);
+        Value m = g.gt(x, g.scalar(0f));
+        Value i = g.input("i", Shape.of(DType.I32, 4, 8));
+        Value byInt = g.where(g.gt(i, g.scalar(DType.I32, 0)), g.exp(x), x); // an i32 comparison is no f32 step
+        g.setOutputs(g.where(m, g.exp(x), x), g.cast(m, DType.F32), byInt);
+        Graph f = run(new ElementwiseFusion(Capabilities.all()), g);
+        assertEquals(2, count(f, OpKind.WHERE), f.toString());
+        assertEquals(2, count(f, OpKind.COMPARE), f.toString());
     }
 
     @Test

@@ -102,6 +102,9 @@ public final class VulkanBackend implements Backend {
             }
             return null;
         });
+        // the generated shader has no mask values: such programs run as their compare and where ops
+        b.refuse(OpKind.FUSED, "no-mask-steps", (op, in) -> ((Op.Fused) op).program().hasMasks()
+                ? "compare/where steps in a fused program" : null);
         b.refuse(OpKind.FUSED, "rank<=8", VulkanBackend::rankRule);
         b.refuse(OpKind.TOP_K, "selection<=60000", (op, in) -> {
             Op.TopK t = (Op.TopK) op;

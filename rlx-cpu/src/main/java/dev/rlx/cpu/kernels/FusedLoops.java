@@ -26,7 +26,8 @@ import jdk.incubator.vector.VectorOperators;
  * Generates a {@link FusedLoop} per element-wise program and operand layout with the class-file API: one
  * hidden class whose {@code run} loads each contiguous operand as a vector (a broadcast operand is read once
  * and splatted), applies each step in program order as {@link FusedOps} says (a {@code lanewise} operator or a
- * call) with every value in a local, and stores the last. C2 then compiles one plain loop per program, the shape it compiles the same way every
+ * call; a comparison gives a {@code VectorMask} local that a select blends by) with every value in a local, and
+ * stores the last. C2 then compiles one plain loop per program, the shape it compiles the same way every
  * time; the interpreted form ({@link ProgramEval}: a step-by-step loop over pieces through L1) ran a 2-thread
  * {@code x * 0.5 + 1} at 0.27-0.9 of a memory copy depending on how C2 happened to inline it.
  * Generated classes are cached by program and layout (up to 4096), so equal programs share one; where classes
@@ -50,6 +51,12 @@ final class FusedLoops {
             ClassDesc.of(VectorOperators.Unary.class.getName()));
     private static final MethodTypeDesc LANEWISE_BINARY = MethodTypeDesc.of(FLOAT_VECTOR,
             ClassDesc.of(VectorOperators.Binary.class.getName()), ClassDesc.of("jdk.incubator.vector.Vector"));
+
+    private static final ClassDesc VECTOR = ClassDesc.of("jdk.incubator.vector.Vector");
+    private static final ClassDesc VECTOR_MASK = ClassDesc.of("jdk.incubator.vector.VectorMask");
+    private static final MethodTypeDesc COMPARE = MethodTypeDesc.of(VECTOR_MASK,
+            ClassDesc.of(VectorOperators.Comparison.class.getName()), VECTOR);
+    private static final MethodTypeDesc BLEND = MethodTypeDesc.of(FLOAT_VECTOR, VECTOR, VECTOR_MASK);
 
     private record Key(ElementwiseProgram program, List<Boolean> broadcast) {}
 
@@ -79,7 +86,7 @@ final class FusedLoops {
 
     private static Optional<FusedLoop> generate(ElementwiseProgram p, boolean[] broadcast) {
         for (ElementwiseProgram.Step s : p.steps()) {
-            if (s.isUnary() ? !FusedOps.vectorizes(s.unary()) : FusedOps.operator(s.binary()) == null) {
+            if (s.isUnary() ? !FusedOps.vectorizes(s.unary()) : s.isBinary() && FusedOps.operator(s.binary()) == null) {
                 return Optional.empty();
             }
         }
@@ -149,8 +156,17 @@ final class FusedLoops {
         }
         for (int i = 0; i < p.steps().size(); i++) {
             ElementwiseProgram.Step s = p.steps().get(i);
+            if (s.isSelect()) { // where(c, t, f) = f.blend(t, c): exact, lanes picked by the mask
+                code.aload(value[s.c()]).aload(value[s.b()]).aload(value[s.a()])
+                        .invokevirtual(FLOAT_VECTOR, "blend", BLEND);
+                code.astore(value[inputs + i]);
+                continue;
+            }
             code.aload(value[s.a()]);
-            if (!s.isUnary()) {
+            if (s.isCompare()) { // a mask (a VectorMask local), as Float's comparisons: false with NaN but NE
+                operator(code, s.compare().name());
+                code.aload(value[s.b()]).invokevirtual(FLOAT_VECTOR, "compare", COMPARE);
+            } else if (s.isBinary()) {
                 operator(code, FusedOps.operator(s.binary()));
                 code.aload(value[s.b()]).invokevirtual(FLOAT_VECTOR, "lanewise", LANEWISE_BINARY);
             } else if (FusedOps.operator(s.unary()) != null) {

@@ -139,24 +139,27 @@ public final class IndexKernels {
 
         @Override
         public void range(int from, int to) {
-            if (rowBytes == 4) {
-                for (int u = from; u < to; u++) {
-                    int o = u / count;
-                    out.setAtIndex(JAVA_INT_UNALIGNED, u, data.getAtIndex(JAVA_INT_UNALIGNED, (long) o * n + resolved[u - o * count]));
+            // walked as (outer row o, index j) with a plain inner loop over j, not u / count per element: the
+            // division cost more than the move (a 2x nearest upsampling along the last axis, 307k elements,
+            // about 2x faster)
+            for (int o = from / count; (long) o * count < to; o++) {
+                long first = (long) o * count;
+                int j0 = (int) Math.max(0, from - first);
+                int j1 = (int) Math.min(count, to - first);
+                long base = (long) o * n;
+                if (rowBytes == 4) {
+                    for (int j = j0; j < j1; j++) {
+                        out.setAtIndex(JAVA_INT_UNALIGNED, first + j, data.getAtIndex(JAVA_INT_UNALIGNED, base + resolved[j]));
+                    }
+                } else if (rowBytes == 8) {
+                    for (int j = j0; j < j1; j++) {
+                        out.setAtIndex(JAVA_LONG_UNALIGNED, first + j, data.getAtIndex(JAVA_LONG_UNALIGNED, base + resolved[j]));
+                    }
+                } else {
+                    for (int j = j0; j < j1; j++) {
+                        MemorySegment.copy(data, (base + resolved[j]) * rowBytes, out, (first + j) * rowBytes, rowBytes);
+                    }
                 }
-                return;
-            }
-            if (rowBytes == 8) {
-                for (int u = from; u < to; u++) {
-                    int o = u / count;
-                    out.setAtIndex(JAVA_LONG_UNALIGNED, u, data.getAtIndex(JAVA_LONG_UNALIGNED, (long) o * n + resolved[u - o * count]));
-                }
-                return;
-            }
-            for (int u = from; u < to; u++) {
-                int o = u / count;
-                long v = resolved[u - o * count];
-                MemorySegment.copy(data, ((long) o * n + v) * rowBytes, out, u * rowBytes, rowBytes);
             }
         }
     }

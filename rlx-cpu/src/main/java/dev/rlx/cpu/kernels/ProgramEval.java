@@ -3,6 +3,7 @@ package dev.rlx.cpu.kernels;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 
 import dev.rlx.ir.BinaryKind;
+import dev.rlx.ir.CompareKind;
 import dev.rlx.ir.ElementwiseProgram;
 import dev.rlx.ir.UnaryKind;
 import java.lang.foreign.MemorySegment;
@@ -12,7 +13,8 @@ import java.lang.foreign.MemorySegment;
  * loop over the whole piece into a small scratch buffer that stays in L1 (the per-op loops of
  * {@link UnaryF32Loops} and {@link BinaryF32Loops}, so nothing is boxed); the last step writes the
  * output. Inputs are read where they lie, with stride 1 (contiguous) or 0 (broadcast scalar); any other
- * stride is read element by element.
+ * stride is read element by element. A comparison's mask lives in its scratch piece as 1s and 0s, read only by
+ * selects.
  *
  * <p>Reads and writes of one element happen at the same index, so the output may alias an input of the same
  * shape (in-place execution).
@@ -24,8 +26,11 @@ final class ProgramEval {
     private final int inputs;
     private final UnaryKind[] unary;   // per step, null for binary steps
     private final BinaryKind[] binary; // per step, null for unary steps
+    private final CompareKind[] compare; // per step, null unless a comparison (a mask of 1s and 0s in scratch)
+    private final boolean[] select;     // per step: a ? b : c with a a mask
     private final int[] a;
     private final int[] b;
+    private final int[] c;
     private final MemorySegment[] ins;
     private final MemorySegment scratch;
     private final long slotFloats; // scratch floats per concurrent caller
@@ -39,14 +44,20 @@ final class ProgramEval {
         int n = p.steps().size();
         this.unary = new UnaryKind[n];
         this.binary = new BinaryKind[n];
+        this.compare = new CompareKind[n];
+        this.select = new boolean[n];
         this.a = new int[n];
         this.b = new int[n];
+        this.c = new int[n];
         for (int i = 0; i < n; i++) {
             ElementwiseProgram.Step s = p.steps().get(i);
             unary[i] = s.unary();
             binary[i] = s.binary();
+            compare[i] = s.compare();
+            select[i] = s.isSelect();
             a[i] = s.a();
             b[i] = s.b();
+            c[i] = s.c();
         }
         this.ins = ins;
         this.scratch = scratch;
@@ -78,13 +89,45 @@ final class ProgramEval {
             long aStr = va < inputs ? inStride[va] : 1;
             if (unary[i] != null) {
                 unaryPiece(unary[i], sa, aOff, aStr, dst, dOff, len);
-            } else {
-                int vb = b[i];
-                MemorySegment sb = vb < inputs ? ins[vb] : scratch;
-                long bOff = vb < inputs ? inOff[vb] : base + (long) (vb - inputs) * PIECE;
-                long bStr = vb < inputs ? inStride[vb] : 1;
-                binaryPiece(binary[i], sa, aOff, aStr, sb, bOff, bStr, dst, dOff, len);
+                continue;
             }
+            int vb = b[i];
+            MemorySegment sb = vb < inputs ? ins[vb] : scratch;
+            long bOff = vb < inputs ? inOff[vb] : base + (long) (vb - inputs) * PIECE;
+            long bStr = vb < inputs ? inStride[vb] : 1;
+            if (binary[i] != null) {
+                binaryPiece(binary[i], sa, aOff, aStr, sb, bOff, bStr, dst, dOff, len);
+            } else if (compare[i] != null) {
+                comparePiece(compare[i], sa, aOff, aStr, sb, bOff, bStr, dst, dOff, len);
+            } else { // select: the mask (operand a) is always a step's, in scratch with stride 1
+                int vc = c[i];
+                MemorySegment sc = vc < inputs ? ins[vc] : scratch;
+                long cOff = vc < inputs ? inOff[vc] : base + (long) (vc - inputs) * PIECE;
+                long cStr = vc < inputs ? inStride[vc] : 1;
+                for (int j = 0; j < len; j++) {
+                    float v = sa.getAtIndex(JAVA_FLOAT, aOff + j) != 0 ? sb.getAtIndex(JAVA_FLOAT, bOff + j * bStr)
+                            : sc.getAtIndex(JAVA_FLOAT, cOff + j * cStr);
+                    dst.setAtIndex(JAVA_FLOAT, dOff + j, v);
+                }
+            }
+        }
+    }
+
+    /** {@code y[j] = k(x[j], z[j]) ? 1 : 0}: a mask, as Float's comparisons (false with NaN, but NE). */
+    private static void comparePiece(CompareKind k, MemorySegment x, long xo, long xs, MemorySegment z, long zo, long zs,
+                                     MemorySegment y, long yo, int len) {
+        for (int j = 0; j < len; j++) {
+            float p = x.getAtIndex(JAVA_FLOAT, xo + j * xs);
+            float q = z.getAtIndex(JAVA_FLOAT, zo + j * zs);
+            boolean r = switch (k) {
+                case EQ -> p == q;
+                case NE -> p != q;
+                case LT -> p < q;
+                case LE -> p <= q;
+                case GT -> p > q;
+                case GE -> p >= q;
+            };
+            y.setAtIndex(JAVA_FLOAT, yo + j, r ? 1f : 0f);
         }
     }
 

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.rlx.testkit.reference.ElementRefs;
 import dev.rlx.testkit.reference.Ref;
 import dev.rlx.ir.BinaryKind;
+import dev.rlx.ir.CompareKind;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.ElementwiseProgram;
 import dev.rlx.ir.UnaryKind;
@@ -122,6 +123,47 @@ class FusedLoopsTest {
                 want[i] = 0.5 * t * (1 + ElementRefs.erf(t / Math.sqrt(2))) - a.data()[i] / 3;
             }
             assertClose(want, read(out, 0, N), 2e-6, 2e-6, "gelu(a*b + c) - a/d");
+        }
+    }
+
+    /**
+     * where(a OP b, a * c, b) for every comparison, b with NaN and ties: the loop is generated (a mask local and a
+     * blend) and picks what the float64 reference picks.
+     */
+    @ParameterizedTest
+    @EnumSource(CompareKind.class)
+    void compareAndSelect_areGenerated_andMatchReference(CompareKind k) {
+        ElementwiseProgram p = ElementwiseProgram.builder(3).compare(k, 0, 1).binary(BinaryKind.MUL, 0, 2)
+                .select(3, 4, 1).build();
+        FusedLoop loop = FusedLoops.of(p, new boolean[] {false, false, true}).orElseThrow();
+        Random r = new Random(k.ordinal());
+        Ref a = Ref.random(r, -2, 2, N);
+        double[] b = Ref.random(r, -2, 2, N).data();
+        for (int i = 0; i < N; i += 7) {
+            b[i] = i % 21 == 0 ? Double.NaN : a.data()[i]; // NaN and exact ties
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(4L * N, 64);
+            loop.run(new MemorySegment[] {segment(arena, a.data(), 0), segment(arena, b, 0),
+                    segment(arena, new double[] {-0.5}, 0)}, new long[3], out, 0, N);
+            double[] want = new double[N];
+            for (int i = 0; i < N; i++) {
+                double x = a.data()[i];
+                double z = b[i];
+                boolean m = switch (k) {
+                    case EQ -> x == z;
+                    case NE -> x != z;
+                    case LT -> x < z;
+                    case LE -> x <= z;
+                    case GT -> x > z;
+                    case GE -> x >= z;
+                };
+                want[i] = m ? (float) (x * -0.5) : z;
+            }
+            double[] got = read(out, 0, N);
+            for (int i = 0; i < N; i++) {
+                assertEquals(Double.doubleToLongBits(want[i]), Double.doubleToLongBits(got[i]), k + " at " + i);
+            }
         }
     }
 

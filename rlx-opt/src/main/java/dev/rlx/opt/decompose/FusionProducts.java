@@ -63,9 +63,8 @@ final class FusionProducts {
         for (int v = last; v >= inputs; v--) {
             ElementwiseProgram.Step s = steps.get(v - inputs);
             if (needed[v]) {
-                needed[s.a()] = true;
-                if (!s.isUnary()) {
-                    needed[s.b()] = true;
+                for (int k = 0; k < s.arity(); k++) {
+                    needed[s.operand(k)] = true;
                 }
             }
         }
@@ -76,8 +75,11 @@ final class FusionProducts {
         for (int v = inputs; v <= last; v++) {
             ElementwiseProgram.Step s = steps.get(v - inputs);
             if (needed[v]) {
-                values[v] = s.isUnary() ? g.unary(s.unary(), values[s.a()])
-                        : g.binary(s.binary(), values[s.a()], values[s.b()]);
+                Value a = values[s.a()];
+                values[v] = s.isUnary() ? g.unary(s.unary(), a)
+                        : s.isBinary() ? g.binary(s.binary(), a, values[s.b()])
+                        : s.isCompare() ? g.compare(s.compare(), a, values[s.b()])
+                        : g.where(a, values[s.b()], values[s.c()]);
             }
         }
         return values[last];

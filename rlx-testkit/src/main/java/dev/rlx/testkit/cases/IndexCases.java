@@ -59,6 +59,11 @@ final class IndexCases {
         c.add(gather("_emptyIndices", DType.F32, new int[] {4, 6}, DType.I64, new int[] {0}, 0, f, Data.ints(0, 4)));
         c.add(gather("_large", DType.F32, new int[] {8000, 256}, DType.I32, new int[] {4096}, 0, f, Data.ints(-8000, 8000)));
         c.add(gather("_large", DType.F32, new int[] {512, 300}, DType.I64, new int[] {200}, 1, f, Data.ints(0, 300)));
+        // last-axis gathers (Resize's) split over threads mid-row: odd index counts, 4- and 8-byte elements
+        c.add(gather("_lastAxisSplitRows", DType.F32, new int[] {9, 37, 41}, DType.I64, new int[] {83}, 2, f,
+                Data.ints(-41, 41)));
+        c.add(gather("_lastAxisSplitRows", DType.F64, new int[] {64, 301}, DType.I32, new int[] {257}, 1, f,
+                Data.ints(0, 301)));
     }
 
     private static OpCase scatter(String suffix, DType t, int[] dd, DType it, int[] id, int axis, Data data, Data idx,

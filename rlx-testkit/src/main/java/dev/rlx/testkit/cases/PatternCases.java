@@ -62,6 +62,19 @@ final class PatternCases {
             g.exp(y);                                                             // dead
             g.setOutputs(g.sub(y, g.scalar(0f)));
         }));
+        // compare-and-where as exporters write activations: fused into mask steps where a backend has them
+        c.add(pattern("whereLeakyReluElu", g -> {
+            Value x = g.input("x", f32(3, 37, 41));
+            Value leaky = g.where(g.lt(x, g.scalar(0f)), g.mul(x, g.scalar(0.2f)), x);
+            Value elu = g.where(g.gt(leaky, g.scalar(0f)), leaky, g.mul(g.scalar(1.5f), g.sub(g.exp(leaky), g.scalar(1f))));
+            g.setOutputs(g.add(elu, g.input("b", f32(41))));
+        }));
+        c.add(pattern("whereShrinkNestedBroadcast", g -> {
+            Value x = g.input("x", f32(5, 67, 31));
+            Value col = g.input("col", f32(5, 67, 1));
+            Value inner = g.where(g.gt(x, col), g.sub(x, g.scalar(0.25f)), g.scalar(0f));
+            g.setOutputs(g.where(g.le(x, g.neg(col)), g.add(x, g.scalar(0.25f)), inner));
+        }));
         return new OpFamily("patterns", c);
     }
 

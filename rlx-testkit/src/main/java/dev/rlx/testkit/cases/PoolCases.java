@@ -57,6 +57,12 @@ final class PoolCases {
         c.add(pool("maxSkipsPadding", max(3, 3).withStrides(2, 2).withPads(1, 1), DType.F16, negative, 1, 2, 7, 8));
         c.add(pool("avgCountIncludePad", padded.withCountIncludePad(true), DType.BF16, unit, 1, 2, 7, 8));
         c.add(pool("maxWholeInput", max(1, 1), DType.F32, unit, 1, 1, 1, 1));
+        // the CPU's f32 MAX forms: 2-wide w windows folded in pairs (odd sizes drop the last cell), other full-run
+        // w windows tap by tap, and padded w windows run by run
+        c.add(pool("max2x2Stride2OddSizes", max(2, 2).withStrides(2, 2), DType.F32, unit, 1, 3, 9, 13));
+        c.add(pool("max1x2Stride2", max(1, 2).withStrides(1, 2), DType.F32, unit, 2, 5, 7, 11));
+        c.add(pool("max3x3Stride1", max(3, 3), DType.F32, unit, 1, 3, 7, 9));
+        c.add(pool("max3Stride2PaddedW", max(1, 3).withStrides(1, 2).withPads(0, 1, 0, 1), DType.F32, negative, 1, 3, 5, 11));
         return new OpFamily("pool", c);
     }
 

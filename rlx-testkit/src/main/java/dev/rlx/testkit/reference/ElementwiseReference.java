@@ -78,17 +78,29 @@ final class ElementwiseReference {
             int c = a.integral() ? Long.compare(a.getLong(ma[i]), b.getLong(mb[i])) : 0;
             double x = a.get(ma[i]);
             double z = b.get(mb[i]);
-            boolean r = switch (k) { // IEEE: every comparison with NaN is false except NE
-                case EQ -> a.integral() ? c == 0 : x == z;
-                case NE -> a.integral() ? c != 0 : x != z;
-                case LT -> a.integral() ? c < 0 : x < z;
-                case LE -> a.integral() ? c <= 0 : x <= z;
-                case GT -> a.integral() ? c > 0 : x > z;
-                case GE -> a.integral() ? c >= 0 : x >= z;
-            };
+            boolean r = a.integral() ? switch (k) {
+                case EQ -> c == 0;
+                case NE -> c != 0;
+                case LT -> c < 0;
+                case LE -> c <= 0;
+                case GT -> c > 0;
+                case GE -> c >= 0;
+            } : compare(k, x, z);
             y.set(i, r ? 1 : 0);
         }
         return y;
+    }
+
+    /** {@code k(x, z)} of floats; IEEE: every comparison with NaN is false except NE. */
+    static boolean compare(CompareKind k, double x, double z) {
+        return switch (k) {
+            case EQ -> x == z;
+            case NE -> x != z;
+            case LT -> x < z;
+            case LE -> x <= z;
+            case GT -> x > z;
+            case GE -> x >= z;
+        };
     }
 
     static RefTensor where(RefTensor cond, RefTensor a, RefTensor b, Shape out) {
@@ -148,8 +160,12 @@ final class ElementwiseReference {
     static double evaluate(ElementwiseProgram p, double[] values) {
         int v = p.inputs();
         for (ElementwiseProgram.Step s : p.steps()) {
-            values[v++] = s.isUnary() ? ElementRefs.ref(s.unary()).applyAsDouble(values[s.a()])
-                    : ElementRefs.ref(s.binary()).applyAsDouble(values[s.a()], values[s.b()]);
+            double a = values[s.a()];
+            // a mask is 1 or 0, as the reference's bool tensors hold them
+            values[v++] = s.isUnary() ? ElementRefs.ref(s.unary()).applyAsDouble(a)
+                    : s.isBinary() ? ElementRefs.ref(s.binary()).applyAsDouble(a, values[s.b()])
+                    : s.isCompare() ? (compare(s.compare(), a, values[s.b()]) ? 1 : 0)
+                    : a != 0 ? values[s.b()] : values[s.c()];
         }
         return values[v - 1];
     }
