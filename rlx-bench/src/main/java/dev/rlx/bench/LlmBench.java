@@ -132,6 +132,9 @@ public final class LlmBench {
             int[] p = prompt(e, promptTokens);
             // warm-up, a whole request of the measured sizes: the prompt's and decode's graphs compiled, the kernels
             // JIT-compiled, the weights touched (a JVM library's steady state; llama.cpp needs none)
+            // (twice: after one request C2 was still compiling the decode kernels, and the measured request
+            // allocated ~50 KB per token in their interpreted vector code)
+            e.generate(GenerationRequest.of(p, gen));
             e.generate(GenerationRequest.of(p, gen));
             com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             long loopId = loopThread();
