@@ -43,6 +43,8 @@ public final class ServeLoad {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration TIMEOUT = Duration.ofSeconds(300);
+    private static final java.util.concurrent.atomic.AtomicInteger LOSSES_SHOWN =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     record Args(String size, String type, int[] clients, int requests, int maxTokens, int seconds, int threads,
                 int embeddings) {}
@@ -54,6 +56,14 @@ public final class ServeLoad {
     record Sample(boolean ok, int tokens, long ttftNanos, long[] gaps, long firstAt, long lastAt, long[] times) {
         static Sample lost() {
             return new Sample(false, 0, 0, new long[0], 0, 0, new long[0]);
+        }
+
+        /** A lost request, its reason printed (the first few of a run), so a loss can be told from a slow one. */
+        static Sample lost(String why) {
+            if (LOSSES_SHOWN.getAndIncrement() < 5) {
+                System.out.println("      lost request: " + why);
+            }
+            return lost();
         }
     }
 
@@ -199,7 +209,7 @@ public final class ServeLoad {
             HttpResponse<java.util.stream.Stream<String>> r = http.send(req, HttpResponse.BodyHandlers.ofLines());
             if (r.statusCode() != 200) {
                 r.body().close();
-                return Sample.lost();
+                return Sample.lost("status " + r.statusCode());
             }
             long first = 0;
             long last = 0;
@@ -235,11 +245,14 @@ public final class ServeLoad {
                     }
                 }
             }
-            return new Sample(done && tokens >= 0, Math.max(0, tokens), first,
+            if (!done || tokens < 0) {
+                return Sample.lost(done ? "no usage chunk" : "the stream ended without [DONE]");
+            }
+            return new Sample(true, tokens, first,
                     gaps.stream().mapToLong(Long::longValue).toArray(), t0 + first, last,
                     times.stream().mapToLong(Long::longValue).toArray());
         } catch (Exception e) {
-            return Sample.lost();
+            return Sample.lost(e.toString());
         }
     }
 
