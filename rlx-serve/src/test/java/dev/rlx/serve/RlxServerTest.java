@@ -159,6 +159,8 @@ class RlxServerTest {
                  "max_tokens": 6, "stream": true, "stream_options": {"include_usage": true}}""".formatted(MODEL), KEY);
         assertEquals(200, r.statusCode());
         assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream"));
+        // not offered for reuse: a client reusing a stream's connection for its next POST raced the server's close
+        assertEquals("close", r.headers().firstValue("Connection").orElse("").toLowerCase(java.util.Locale.ROOT));
         List<String> events = new ArrayList<>();
         for (String block : r.body().split("\n\n")) {
             assertTrue(block.startsWith("data: "), block);
