@@ -75,12 +75,11 @@ final class CpuSuitePaired {
     static Paired alternate(Runnable rlxSide, Runnable peerSide, int rounds) {
         warm(rlxSide);
         warm(peerSide);
-        double[] rlx = new double[rounds];
-        double[] peer = new double[rounds];
+        double[][] blocks = rounds(rlxSide, peerSide, rounds, BLOCK_NS);
+        double[] rlx = blocks[0];
+        double[] peer = blocks[1];
         double[] ratio = new double[rounds];
         for (int r = 0; r < rounds; r++) {
-            rlx[r] = block(rlxSide);
-            peer[r] = block(peerSide);
             ratio[r] = peer[r] / rlx[r]; // seconds per call: above 1, RLX is faster
         }
         Arrays.sort(rlx);
@@ -89,7 +88,22 @@ final class CpuSuitePaired {
         return new Paired(median(rlx), median(peer), median(ratio), ratio[rounds / 4], ratio[rounds - 1 - rounds / 4]);
     }
 
-    private static void warm(Runnable side) {
+    /**
+     * {@code rounds} rounds of one RLX block then one peer block of {@code blockNs} each (the first 0.12 s
+     * untimed), both sides already warm: each block's median
+     * seconds per call, RLX's in {@code [0]} and the peer's in {@code [1]}, in round order.
+     */
+    static double[][] rounds(Runnable rlxSide, Runnable peerSide, int rounds, long blockNs) {
+        double[] rlx = new double[rounds];
+        double[] peer = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+            rlx[r] = block(rlxSide, blockNs);
+            peer[r] = block(peerSide, blockNs);
+        }
+        return new double[][] {rlx, peer};
+    }
+
+    static void warm(Runnable side) {
         long end = System.nanoTime() + WARMUP_NS;
         while (System.nanoTime() < end) {
             side.run();
@@ -97,13 +111,13 @@ final class CpuSuitePaired {
     }
 
     /** Median seconds per call over one block, after its untimed start. */
-    private static double block(Runnable side) {
+    private static double block(Runnable side, long blockNs) {
         long start = System.nanoTime();
         while (System.nanoTime() - start < SETTLE_NS) {
             side.run();
         }
         List<Long> calls = new ArrayList<>();
-        long blockEnd = start + BLOCK_NS;
+        long blockEnd = start + blockNs;
         do {
             long t0 = System.nanoTime();
             side.run();

@@ -6,24 +6,44 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Whether RLX runs at the same speed in every process ({@code ./rlx-bench/run stability minilm:fp32:128 threads=1
- * jvms=10}): the case's RLX side alone in N fresh JVMs, one after another, each warming up, then timing a series of
- * one-second iterations (the median call of each). Prints each JVM's steady-state median and its spread (slowest
- * iteration over its median), then the slowest JVM over the fastest. A JIT mode that compiles the kernels worse in
- * some processes shows as one JVM apart from the others. Cases are those of {@code paired} (see {@link ModelCases}
- * and {@link CpuSuiteCases}).
+ * jvms=10}): N fresh JVMs, one after another; each builds the cases in the order given (so
+ * {@code sgemm:1024,softmax:4096x4096} times softmax after SGEMM's kernels were compiled), warms RLX up, then
+ * alternates one-second blocks of RLX and of the case's peer (ONNX Runtime, OpenBLAS, a memory copy...) as
+ * {@code paired} does. Per JVM and case it prints RLX's median over the blocks and its spread (slowest block over
+ * the median), the peer's median and the ratio peer / RLX; then, per case, the slowest JVM over the fastest for
+ * RLX, for the peer and for the ratio. The peer is the control: on this shared machine the host drifts by a third
+ * within minutes, which moves both sides; a JIT mode that compiles RLX's kernels worse in some processes moves
+ * RLX and the ratio only. Cases are those of {@code paired} (see {@link ModelCases} and {@link CpuSuiteCases}).
  */
 final class Stability {
     private Stability() {}
 
     private static final String MARK = "STABILITY ";
 
+    /** One JVM's blocks of one case, in milliseconds per call (each block's median call). */
+    private record Blocks(double[] rlx, double[] peer) {
+        double rlxMedian() {
+            return median(rlx);
+        }
+
+        double peerMedian() {
+            return median(peer);
+        }
+
+        double spread() {
+            return Arrays.stream(rlx).max().orElseThrow() / rlxMedian();
+        }
+    }
+
     static void main(String[] args) throws Exception {
-        String id = "minilm:fp32:128";
+        String ids = "minilm:fp32:128";
         int threads = 1;
         int jvms = 10;
         int warmup = 20;
@@ -38,31 +58,46 @@ final class Stability {
             } else if (a.startsWith("iterations=")) {
                 iterations = Integer.parseInt(a.substring(11));
             } else {
-                id = a;
+                ids = a;
             }
         }
-        System.out.printf(Locale.ROOT, "%s, %d thread(s), %d fresh JVMs, %d s warm-up, %d one-second iterations%n", id,
-                threads, jvms, warmup, iterations);
-        double[] medians = new double[jvms];
-        double worstSpread = 0;
+        System.out.printf(Locale.ROOT, "%s, %d thread(s), %d fresh JVMs, %d s warm-up, %d rounds of one-second RLX and"
+                + " peer blocks%n", ids, threads, jvms, warmup, iterations);
+        Map<String, List<Blocks>> byCase = new LinkedHashMap<>();
         for (int j = 0; j < jvms; j++) {
-            double[] it = child(id, threads, warmup, iterations);
-            double[] sorted = it.clone();
-            Arrays.sort(sorted);
-            medians[j] = sorted[sorted.length / 2];
-            double spread = sorted[sorted.length - 1] / medians[j];
-            worstSpread = Math.max(worstSpread, spread);
-            System.out.printf(Locale.ROOT, "JVM %2d: median %8.3f ms, iterations %8.3f .. %8.3f ms (max/median %.3f)%n",
-                    j + 1, medians[j], sorted[0], sorted[sorted.length - 1], spread);
+            Map<String, Blocks> run = child(ids, threads, warmup, iterations);
+            for (Map.Entry<String, Blocks> e : run.entrySet()) {
+                Blocks b = e.getValue();
+                byCase.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(b);
+                System.out.printf(Locale.ROOT, "JVM %2d %-22s RLX %9.4f ms (max/median %.3f)  peer %9.4f ms  "
+                        + "peer/RLX %.3f%n", j + 1, e.getKey(), b.rlxMedian(), b.spread(), b.peerMedian(),
+                        b.peerMedian() / b.rlxMedian());
+            }
         }
-        double[] m = medians.clone();
-        Arrays.sort(m);
-        System.out.printf(Locale.ROOT, "slowest JVM / fastest JVM: %.3f; worst within-JVM max/median: %.3f%n",
-                m[m.length - 1] / m[0], worstSpread);
+        for (Map.Entry<String, List<Blocks>> e : byCase.entrySet()) {
+            List<Blocks> l = e.getValue();
+            double[] rlx = l.stream().mapToDouble(Blocks::rlxMedian).toArray();
+            double[] peer = l.stream().mapToDouble(Blocks::peerMedian).toArray();
+            double[] ratio = l.stream().mapToDouble(b -> b.peerMedian() / b.rlxMedian()).toArray();
+            double spread = l.stream().mapToDouble(Blocks::spread).max().orElseThrow();
+            System.out.printf(Locale.ROOT, "%s: slowest JVM / fastest JVM: RLX %.3f, peer %.3f, ratio max/min %.3f "
+                    + "(median ratio %.3f); worst within-JVM RLX max/median %.3f%n", e.getKey(), maxOverMin(rlx),
+                    maxOverMin(peer), maxOverMin(ratio), median(ratio), spread);
+        }
     }
 
-    /** Runs one fresh JVM with this one's class path and flags; returns its iterations' medians in ms. */
-    private static double[] child(String id, int threads, int warmup, int iterations) throws Exception {
+    private static double maxOverMin(double[] v) {
+        return Arrays.stream(v).max().orElseThrow() / Arrays.stream(v).min().orElseThrow();
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+
+    /** Runs one fresh JVM with this one's class path and flags; returns its blocks per case, in case order. */
+    private static Map<String, Blocks> child(String ids, int threads, int warmup, int iterations) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
@@ -70,50 +105,62 @@ final class Stability {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(BenchMain.class.getName());
         cmd.add("stability-child");
-        cmd.add(id);
+        cmd.add(ids);
         cmd.add(String.valueOf(threads));
         cmd.add(String.valueOf(warmup));
         cmd.add(String.valueOf(iterations));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        double[] out = null;
+        Map<String, Blocks> out = new LinkedHashMap<>();
+        List<String> other = new ArrayList<>();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line; (line = r.readLine()) != null; ) {
                 if (line.startsWith(MARK)) {
-                    out = Arrays.stream(line.substring(MARK.length()).trim().split(" ")).mapToDouble(Double::parseDouble)
-                            .toArray();
+                    String[] f = line.substring(MARK.length()).trim().split(" ");
+                    int n = (f.length - 1) / 2;
+                    double[] rlx = new double[n];
+                    double[] peer = new double[n];
+                    for (int i = 0; i < n; i++) {
+                        rlx[i] = Double.parseDouble(f[1 + i]);
+                        peer[i] = Double.parseDouble(f[1 + n + i]);
+                    }
+                    out.put(f[0], new Blocks(rlx, peer));
+                } else {
+                    other.add(line);
                 }
             }
         }
-        if (p.waitFor() != 0 || out == null) {
-            throw new IllegalStateException("the measuring JVM failed (exit " + p.exitValue() + ") for " + id);
+        if (p.waitFor() != 0 || out.isEmpty()) {
+            throw new IllegalStateException("the measuring JVM failed (exit " + p.exitValue() + ") for " + ids + ": "
+                    + String.join("\n", other.subList(Math.max(0, other.size() - 20), other.size())));
         }
         return out;
     }
 
-    /** In the child JVM: build the case, warm its RLX side up, time the iterations, print them on one line. */
+    /**
+     * In the child JVM: build each case in turn, warm its RLX side up for the warm-up time (its peer for the
+     * paired warm-up), alternate the blocks, print them on one line per case: the id, RLX's blocks, the peer's.
+     */
     static void childMain(String[] args) throws Exception {
-        String id = args[0];
         int threads = Integer.parseInt(args[1]);
         long warmupNs = Long.parseLong(args[2]) * 1_000_000_000L;
         int iterations = Integer.parseInt(args[3]);
-        try (CpuSuiteCase c = ModelCases.handles(id) ? ModelCases.create(id, threads) : CpuSuiteCases.create(id, threads)) {
-            long end = System.nanoTime() + warmupNs;
-            while (System.nanoTime() < end) {
-                c.rlx.run();
-            }
-            StringBuilder sb = new StringBuilder(MARK);
-            for (int i = 0; i < iterations; i++) {
-                List<Long> calls = new ArrayList<>();
-                long stop = System.nanoTime() + 1_000_000_000L;
-                do {
-                    long t0 = System.nanoTime();
+        for (String id : args[0].split(",")) {
+            try (CpuSuiteCase c = ModelCases.handles(id) ? ModelCases.create(id, threads)
+                    : CpuSuiteCases.create(id, threads)) {
+                long end = System.nanoTime() + warmupNs;
+                while (System.nanoTime() < end) {
                     c.rlx.run();
-                    calls.add(System.nanoTime() - t0);
-                } while (System.nanoTime() < stop || calls.size() < 3);
-                calls.sort(null);
-                sb.append(String.format(Locale.ROOT, "%.4f ", calls.get(calls.size() / 2) / 1e6));
+                }
+                CpuSuitePaired.warm(c.peer);
+                double[][] blocks = CpuSuitePaired.rounds(c.rlx, c.peer, iterations, 1_000_000_000L);
+                StringBuilder sb = new StringBuilder(MARK).append(id);
+                for (double[] side : blocks) {
+                    for (double s : side) {
+                        sb.append(String.format(Locale.ROOT, " %.5f", s * 1e3));
+                    }
+                }
+                System.out.println(sb);
             }
-            System.out.println(sb.toString().trim());
         }
     }
 }
