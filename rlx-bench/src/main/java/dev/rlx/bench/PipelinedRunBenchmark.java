@@ -108,6 +108,21 @@ public class PipelinedRunBenchmark {
         }
     }
 
+    /** The 32 preparations alone: with {@link #runsOnly}, the bound pipelining works against. */
+    public void prepOnly(Blackhole bh) {
+        for (int i = 0; i < RUNS; i++) {
+            bh.consume(prepare(i));
+        }
+    }
+
+    /** The 32 runs alone, on one prepared input. */
+    public void runsOnly(Blackhole bh) {
+        Map<String, float[]> in = Map.of("x", prepare(0));
+        for (int i = 0; i < RUNS; i++) {
+            bh.consume(compiled.run(in));
+        }
+    }
+
     @Benchmark
     public void pipelined(Blackhole bh) {
         for (int i = 0; i < RUNS; i++) {
