@@ -87,6 +87,11 @@ public final class VulkanBackend implements Backend {
             DType to = ((Op.Cast) op).to();
             return dtypes.contains(to) ? null : "no " + to.label() + " buffers on this device";
         });
+        if (dtypes.contains(DType.F64)) { // rng.comp computes in double, as the CPU does
+            DType[] floats = dtypes.stream().filter(t -> t.isFloat() && t != DType.F32).toArray(DType[]::new);
+            b.claim(OpKind.RNG_NORMAL, DType.F32, floats);
+            b.claim(OpKind.RNG_UNIFORM, DType.F32, floats);
+        }
         b.claim(OpKind.FUSED, DType.F32, dtypes.stream().filter(t -> t.isFloat() && t != DType.F32)
                 .toArray(DType[]::new));
         b.refuse(OpKind.FUSED, "fused-operands", (op, in) -> {
@@ -156,7 +161,8 @@ public final class VulkanBackend implements Backend {
 
     @Override
     public Executable compile(CompileRequest request) {
-        return new VulkanExecutable(ctx, memory, pipelines, request.graph(), request.plan(), request.params());
+        return new VulkanExecutable(ctx, memory, pipelines, request.graph(), request.plan(), request.params(),
+                request.options().rng());
     }
 
     @Override

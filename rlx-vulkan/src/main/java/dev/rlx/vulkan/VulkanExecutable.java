@@ -9,6 +9,7 @@ import dev.rlx.ir.Op;
 import dev.rlx.ir.Value;
 import dev.rlx.opt.MemoryPlan;
 import dev.rlx.runtime.CompileException;
+import dev.rlx.runtime.RngOptions;
 import dev.rlx.runtime.spi.CommandStream;
 import dev.rlx.runtime.spi.DeviceBuffer;
 import dev.rlx.runtime.spi.Executable;
@@ -37,6 +38,10 @@ final class VulkanExecutable implements Executable {
     private final VulkanBuffer arena;
     private final VulkanBuffer constants;
     private final VulkanBuffer args;
+    /** Host-visible: the run counter of RNG streams that advance across runs (rng.comp), reset by setRng. */
+    private final VulkanBuffer runCounter;
+    private final List<RngSite> rngSites;
+    private final Map<Dispatch, Long> argsAt = new java.util.IdentityHashMap<>();
     private final Map<Value, Loc> locs = new HashMap<>();
     private final VkCommandBuffer commands;
     private final int kernels;
@@ -44,14 +49,16 @@ final class VulkanExecutable implements Executable {
     private boolean closed;
 
     VulkanExecutable(VulkanContext ctx, VulkanMemory memory, Pipelines pipelines, Graph graph, MemoryPlan plan,
-                     Map<Value, DeviceBuffer> params) {
+                     Map<Value, DeviceBuffer> params, RngOptions rng) {
         this.ctx = ctx;
         this.memory = memory;
         this.arena = (VulkanBuffer) memory.allocate(plan.arenaBytes());
         VulkanBuffer cpool = null;
         VulkanBuffer argBuffer = null;
+        VulkanBuffer counter = null;
         VkCommandBuffer cb = null;
         try {
+            counter = memory.allocateHostVisible(16);
             cpool = (VulkanBuffer) memory.allocate(plan.constantBytes());
             for (Map.Entry<Value, MemoryPlan.Slot> e : plan.slots().entrySet()) {
                 MemoryPlan.Slot s = e.getValue();
@@ -68,12 +75,18 @@ final class VulkanExecutable implements Executable {
                     memory.copyToDevice(c.value().segment(), l.buffer(), l.offset());
                 }
             }
-            VulkanLowering lowering = new VulkanLowering(pipelines, this::loc);
+            VulkanLowering lowering = new VulkanLowering(pipelines, this::loc, new Loc(counter, 0, 8));
             for (Node n : graph.nodes()) {
                 if (n.outputs().size() == 1 && plan.slot(n.output()).view()) {
                     continue; // a view: the planner aliased its bytes, nothing computes it
                 }
                 lowering.lower(n);
+            }
+            for (RngSite site : lowering.rngSites()) {
+                site.apply(rng);
+            }
+            if (!lowering.rngSites().isEmpty()) {
+                lowering.advanceRunCounter();
             }
             List<Dispatch> ds = lowering.dispatches();
             long argBytes = 0;
@@ -85,7 +98,9 @@ final class VulkanExecutable implements Executable {
             argBuffer = memory.allocateHostVisible(Math.max(16, argBytes));
             for (int i = 0; i < ds.size(); i++) {
                 writeArgs(argBuffer.mapped, at[i], ds.get(i));
+                argsAt.put(ds.get(i), at[i]);
             }
+            rngSites = List.copyOf(lowering.rngSites());
             cb = ctx.newCommandBuffer();
             barriers = record(cb, ds, argBuffer, at, pipelines.layout());
             kernels = ds.size();
@@ -97,6 +112,9 @@ final class VulkanExecutable implements Executable {
             if (argBuffer != null) {
                 memory.release(argBuffer);
             }
+            if (counter != null) {
+                memory.release(counter);
+            }
             if (cb != null) {
                 ctx.freeCommandBuffer(cb);
             }
@@ -104,7 +122,22 @@ final class VulkanExecutable implements Executable {
         }
         this.constants = cpool;
         this.args = argBuffer;
+        this.runCounter = counter;
         this.commands = cb;
+    }
+
+    /** Rewrites the stream words of every RNG dispatch and restarts the run counter, once the device is idle. */
+    @Override
+    public void setRng(RngOptions rng) {
+        if (rngSites.isEmpty()) {
+            return;
+        }
+        ctx.waitIdle(); // a submitted run may still read the argument blocks and the counter
+        for (RngSite site : rngSites) {
+            site.apply(rng);
+            writeArgs(args.mapped, argsAt.get(site.dispatch()), site.dispatch());
+        }
+        runCounter.mapped.fill((byte) 0);
     }
 
     private static VulkanBuffer paramBuffer(Map<Value, DeviceBuffer> params, Value param) {
@@ -250,5 +283,6 @@ final class VulkanExecutable implements Executable {
         memory.free(arena);
         memory.free(constants);
         memory.release(args);
+        memory.release(runCounter);
     }
 }

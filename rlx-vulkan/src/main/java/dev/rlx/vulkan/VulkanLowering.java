@@ -28,10 +28,19 @@ final class VulkanLowering {
     private final Pipelines pipelines;
     private final Function<Value, Loc> loc;
     private final List<Dispatch> out = new ArrayList<>();
+    private final Loc runCounter;
+    private final List<RngSite> rngSites = new ArrayList<>();
 
-    VulkanLowering(Pipelines pipelines, Function<Value, Loc> loc) {
+    /** {@code runCounter}: 8 bytes counting the executable's runs, for RNG streams that advance across runs. */
+    VulkanLowering(Pipelines pipelines, Function<Value, Loc> loc, Loc runCounter) {
         this.pipelines = pipelines;
         this.loc = loc;
+        this.runCounter = runCounter;
+    }
+
+    /** The RNG dispatches lowered so far. */
+    List<RngSite> rngSites() {
+        return rngSites;
     }
 
     List<Dispatch> dispatches() {
@@ -67,6 +76,8 @@ final class VulkanLowering {
             case Op.TopK t -> topK(n, t, what);
             case Op.Pool p -> pool(n, p, what);
             case Op.Cumsum c -> alongAxis(n, c.axis(), what, "CUMSUM", c.exclusive(), c.reverse());
+            case Op.RngNormal r -> rng(n, true, r.mean(), r.scale(), r.seed(), r.hasSeed(), r.key(), what);
+            case Op.RngUniform r -> rng(n, false, r.low(), r.high(), r.seed(), r.hasSeed(), r.key(), what);
             default -> throw new CompileException("Vulkan: no kernel for " + what + " (it should have been refused)");
         }
     }
@@ -596,6 +607,45 @@ final class VulkanLowering {
         Loc li = loc.apply(n.inputs().get(1));
         add("gather", m, what, new long[] {loc.apply(n.output()).address(), ld.address(), li.address()}, ints,
                 outputs, List.of(ld, li), n.output());
+    }
+
+    // ---------------------------------------------------------------- random numbers
+
+    /** One invocation per Philox block (rng.comp); the stream words are filled in by {@link RngSite#apply}. */
+    private void rng(Node n, boolean normal, float a, float b, long seed, boolean hasSeed, long key, String what) {
+        long count = n.shape().elementCount();
+        if (count == 0) {
+            return;
+        }
+        if (count > Integer.MAX_VALUE) {
+            throw new CompileException("Vulkan: " + what + " has more than 2^31 elements");
+        }
+        DType t = n.shape().dtype();
+        Map<String, String> m = new HashMap<>();
+        ShaderTypes.define(m, "OUT", t);
+        if (normal) {
+            m.put("NORMAL", "1");
+        }
+        if (t == DType.F64) {
+            m.put("F64_OUT", "1");
+        } else if (t == DType.F16 || t == DType.BF16) {
+            m.put("NARROW_OUT", "1");
+        }
+        long blocks = (count + 3) / 4;
+        int[] ints = {(int) count, (int) blocks, 0, 0, 0, 0, Float.floatToRawIntBits(a), Float.floatToRawIntBits(b)};
+        Loc dst = loc.apply(n.output());
+        int[] g = Dispatch.groups(blocks, LOCAL);
+        Dispatch d = new Dispatch(pipelines.get("rng", m, what), what, new long[] {dst.address(),
+                runCounter.address()}, ints, g[0], g[1], 1, List.of(runCounter), List.of(dst));
+        out.add(d);
+        rngSites.add(new RngSite(d, what, seed, hasSeed, key));
+    }
+
+    /** The last dispatch of a graph with RNG ops: advances the run counter (rng.comp with STEP_RUN). */
+    void advanceRunCounter() {
+        out.add(new Dispatch(pipelines.get("rng", Map.of("STEP_RUN", "1"), "the RNG run counter"),
+                "the RNG run counter", new long[] {runCounter.address()}, new int[0], 1, 1, 1, List.of(runCounter),
+                List.of(runCounter)));
     }
 
     // ---------------------------------------------------------------- helpers
