@@ -76,6 +76,10 @@ final class VulkanLowering {
             case Op.TopK t -> topK(n, t, what);
             case Op.Pool p -> pool(n, p, what);
             case Op.Cumsum c -> alongAxis(n, c.axis(), what, "CUMSUM", c.exclusive(), c.reverse());
+            case Op.Softmax sm -> rowNorm(n, sm.axis(), false, "SOFTMAX", 0f, what);
+            case Op.LogSoftmax sm -> rowNorm(n, sm.axis(), false, "LOG_SOFTMAX", 0f, what);
+            case Op.LayerNorm ln -> rowNorm(n, ln.axis(), true, "LAYER_NORM", ln.eps(), what);
+            case Op.RmsNorm rn -> rowNorm(n, rn.axis(), true, "RMS_NORM", rn.eps(), what);
             case Op.RngNormal r -> rng(n, true, r.mean(), r.scale(), r.seed(), r.hasSeed(), r.key(), what);
             case Op.RngUniform r -> rng(n, false, r.low(), r.high(), r.seed(), r.hasSeed(), r.key(), what);
             default -> throw new CompileException("Vulkan: no kernel for " + what + " (it should have been refused)");
@@ -607,6 +611,42 @@ final class VulkanLowering {
         Loc li = loc.apply(n.inputs().get(1));
         add("gather", m, what, new long[] {loc.apply(n.output()).address(), ld.address(), li.address()}, ints,
                 outputs, List.of(ld, li), n.output());
+    }
+
+    // ---------------------------------------------------------------- row-wise composites
+
+    /**
+     * Softmax and log-softmax along {@code axis} ({@code trailing} false), layer and RMS norm over the dims from
+     * {@code axis} on ({@code trailing} true): rownorm.comp, a workgroup per line.
+     */
+    private void rowNorm(Node n, int axis, boolean trailing, String mode, float eps, String what) {
+        Shape in = n.inputs().get(0).shape();
+        long len = trailing ? in.elementCount(axis, in.rank()) : in.dim(axis);
+        long inner = trailing ? 1 : in.elementCount(axis + 1, in.rank());
+        long lines = in.elementCount(0, axis) * inner;
+        if (len == 0 || lines == 0) {
+            return;
+        }
+        DType t = in.dtype();
+        Map<String, String> m = new HashMap<>();
+        ShaderTypes.define(m, "A", t);
+        m.put("ACC", accumulator(t));
+        m.put("EXP_ACC(x)", t == DType.F64 ? "rlxExpD(x)" : "exp(x)");
+        m.put("LOG_ACC(x)", t == DType.F64 ? "rlxLogD(x)" : "log(x)");
+        m.put(mode, "1");
+        List<Loc> reads = new ArrayList<>();
+        long[] ptrs = new long[4];
+        ptrs[0] = loc.apply(n.output()).address();
+        for (int i = 0; i < n.inputs().size(); i++) {
+            Loc l = loc.apply(n.inputs().get(i));
+            reads.add(l);
+            ptrs[1 + i] = l.address();
+        }
+        int[] ints = {(int) lines, (int) len, (int) inner, n.inputs().size() == 3 ? 1 : 0,
+                Float.floatToRawIntBits(eps)};
+        int[] g = Dispatch.groups(lines, 1);
+        out.add(new Dispatch(pipelines.get("rownorm", m, what), what, ptrs, ints, g[0], g[1], 1, reads,
+                List.of(loc.apply(n.output()))));
     }
 
     // ---------------------------------------------------------------- random numbers
