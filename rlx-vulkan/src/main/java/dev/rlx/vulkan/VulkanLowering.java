@@ -80,6 +80,7 @@ final class VulkanLowering {
             case Op.LogSoftmax sm -> rowNorm(n, sm.axis(), false, "LOG_SOFTMAX", 0f, what);
             case Op.LayerNorm ln -> rowNorm(n, ln.axis(), true, "LAYER_NORM", ln.eps(), what);
             case Op.RmsNorm rn -> rowNorm(n, rn.axis(), true, "RMS_NORM", rn.eps(), what);
+            case Op.AddNorm an -> rowNorm(n, an.axis(), true, an.rms() ? "RMS_NORM" : "LAYER_NORM", an.eps(), what);
             case Op.RngNormal r -> rng(n, true, r.mean(), r.scale(), r.seed(), r.hasSeed(), r.key(), what);
             case Op.RngUniform r -> rng(n, false, r.low(), r.high(), r.seed(), r.hasSeed(), r.key(), what);
             default -> throw new CompileException("Vulkan: no kernel for " + what + " (it should have been refused)");
@@ -634,19 +635,32 @@ final class VulkanLowering {
         m.put("EXP_ACC(x)", t == DType.F64 ? "rlxExpD(x)" : "exp(x)");
         m.put("LOG_ACC(x)", t == DType.F64 ? "rlxLogD(x)" : "log(x)");
         m.put(mode, "1");
+        // AddNorm: inputs (x, residual, gamma[, beta]), outputs (sum, normalised); the residual goes to ptr[4]
+        boolean add = n.op() instanceof Op.AddNorm;
+        List<Value> ins = new ArrayList<>(n.inputs());
+        Value residual = add ? ins.remove(1) : null;
+        Loc normalised = loc.apply(n.outputs().get(add ? 1 : 0));
         List<Loc> reads = new ArrayList<>();
-        long[] ptrs = new long[4];
-        ptrs[0] = loc.apply(n.output()).address();
-        for (int i = 0; i < n.inputs().size(); i++) {
-            Loc l = loc.apply(n.inputs().get(i));
+        long[] ptrs = new long[add ? 6 : 4];
+        ptrs[0] = normalised.address();
+        for (int i = 0; i < ins.size(); i++) {
+            Loc l = loc.apply(ins.get(i));
             reads.add(l);
             ptrs[1 + i] = l.address();
         }
-        int[] ints = {(int) lines, (int) len, (int) inner, n.inputs().size() == 3 ? 1 : 0,
-                Float.floatToRawIntBits(eps)};
+        List<Loc> writes = new ArrayList<>(List.of(normalised));
+        if (add) {
+            m.put("ADD_RESIDUAL", "1");
+            Loc r = loc.apply(residual);
+            reads.add(r);
+            ptrs[4] = r.address();
+            Loc sum = loc.apply(n.outputs().get(0));
+            writes.add(sum);
+            ptrs[5] = sum.address();
+        }
+        int[] ints = {(int) lines, (int) len, (int) inner, ins.size() == 3 ? 1 : 0, Float.floatToRawIntBits(eps)};
         int[] g = Dispatch.groups(lines, 1);
-        out.add(new Dispatch(pipelines.get("rownorm", m, what), what, ptrs, ints, g[0], g[1], 1, reads,
-                List.of(loc.apply(n.output()))));
+        out.add(new Dispatch(pipelines.get("rownorm", m, what), what, ptrs, ints, g[0], g[1], 1, reads, writes));
     }
 
     // ---------------------------------------------------------------- random numbers

@@ -105,4 +105,35 @@ class VulkanRowNormTest {
             assertTrue(c.kernelCount() <= 1, "rms_norm took " + c.kernelCount() + " kernels");
         }
     }
+
+    /** AddNorm (residual add + RMS norm) as one kernel: the sum exactly, the norm of the sum against float64. */
+    @Test
+    void addRmsNorm_isOneKernel_andMatchesFloat64() {
+        int rows = 9;
+        int len = 1001;
+        Graph g = new Graph("addnorm");
+        Value x = g.input("x", Shape.of(DType.F32, rows, len));
+        Value res = g.input("res", Shape.of(DType.F32, rows, len));
+        Value gamma = g.input("gamma", Shape.of(DType.F32, len));
+        g.setOutputs(g.apply(new dev.rlx.ir.Op.AddNorm(true, 1, 1e-6f), x, res, gamma));
+        float[] xv = random(rows * len, 1);
+        float[] rv = random(rows * len, 2);
+        float[] gv = random(len, 3);
+        try (Session s = new Session(Device.VULKAN); CompiledGraph c = s.compile(g)) {
+            assertEquals(1, c.kernelCount());
+            List<float[]> out = c.run(Map.of("x", xv, "res", rv, "gamma", gv));
+            for (int r = 0; r < rows; r++) {
+                double sq = 0;
+                for (int j = 0; j < len; j++) {
+                    float sum = xv[r * len + j] + rv[r * len + j];
+                    assertEquals(sum, out.get(0)[r * len + j], "sum at " + r + "," + j);
+                    sq += (double) sum * sum;
+                }
+                for (int j = 0; j < len; j++) {
+                    double ref = (xv[r * len + j] + rv[r * len + j]) / Math.sqrt(sq / len + 1e-6) * gv[j];
+                    assertEquals(ref, out.get(1)[r * len + j], 1e-4 * Math.max(1, Math.abs(ref)), "norm at " + r + "," + j);
+                }
+            }
+        }
+    }
 }

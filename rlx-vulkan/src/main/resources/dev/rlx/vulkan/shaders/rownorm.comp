@@ -3,10 +3,11 @@
 // every LOCAL-th element of the line (sums compensated, Kahan), then a tree in shared memory combines the
 // partials: a fixed order, so the bits do not change from run to run. No subgroup operations.
 // Macros: A_* (x, gamma, beta and the result share the dtype), ACC (float, or double for f64), EXP_ACC(x),
-// LOG_ACC(x), and one of the four modes.
+// LOG_ACC(x), and one of the four modes; ADD_RESIDUAL (AddNorm, with a norm mode) normalises x + residual
+// (rounded to the dtype, as the stored sum) and also stores that sum.
 // Arguments: i[0] lines, i[1] line length, i[2] inner (element stride along the line; line l starts at
 // (l / inner) * len * inner + l % inner), i[3] has beta, i[4] bits of eps (f32).
-// ptr[0] out, ptr[1] x, ptr[2] gamma, ptr[3] beta.
+// ptr[0] out, ptr[1] x, ptr[2] gamma, ptr[3] beta; with ADD_RESIDUAL ptr[4] residual, ptr[5] the sum's output.
 layout(local_size_x = LOCAL) in;
 
 shared ACC partial[LOCAL];
@@ -16,7 +17,12 @@ uint len;
 uint inner;
 
 ACC load(uint j) {
+#ifdef ADD_RESIDUAL
+    uint at = lineStart + j * inner;
+    return ACC(A_LOAD(A_STORE(A_C(A_LOAD(BUF(A_S, 1).v[at])) + A_C(A_LOAD(BUF(A_S, 4).v[at])))));
+#else
     return ACC(A_LOAD(BUF(A_S, 1).v[lineStart + j * inner]));
+#endif
 }
 
 void store(uint j, ACC y) {
@@ -104,6 +110,9 @@ void main() {
             y += ACC(A_LOAD(BUF(A_S, 3).v[j]));
         }
         store(j, y);
+#ifdef ADD_RESIDUAL
+        BUF(A_S, 5).v[lineStart + j * inner] = A_STORE(A_C(load(j)));
+#endif
     }
 #endif
 }
