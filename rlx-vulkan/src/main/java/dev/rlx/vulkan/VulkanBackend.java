@@ -89,7 +89,7 @@ public final class VulkanBackend implements Backend {
         });
         DType[] otherFloats = dtypes.stream().filter(t -> t.isFloat() && t != DType.F32).toArray(DType[]::new);
         for (OpKind k : List.of(OpKind.SOFTMAX, OpKind.LOG_SOFTMAX, OpKind.LAYER_NORM, OpKind.RMS_NORM,
-                OpKind.ADD_NORM)) {
+                OpKind.ADD_NORM, OpKind.GROUP_NORM)) {
             b.claim(k, DType.F32, otherFloats); // rownorm.comp
         }
         if (dtypes.contains(DType.F64)) { // rng.comp computes in double, as the CPU does

@@ -81,6 +81,7 @@ final class VulkanLowering {
             case Op.LayerNorm ln -> rowNorm(n, ln.axis(), true, "LAYER_NORM", ln.eps(), what);
             case Op.RmsNorm rn -> rowNorm(n, rn.axis(), true, "RMS_NORM", rn.eps(), what);
             case Op.AddNorm an -> rowNorm(n, an.axis(), true, an.rms() ? "RMS_NORM" : "LAYER_NORM", an.eps(), what);
+            case Op.GroupNorm gn -> rowNorm(n, 1, true, "GROUP_NORM", gn.eps(), what);
             case Op.RngNormal r -> rng(n, true, r.mean(), r.scale(), r.seed(), r.hasSeed(), r.key(), what);
             case Op.RngUniform r -> rng(n, false, r.low(), r.high(), r.seed(), r.hasSeed(), r.key(), what);
             default -> throw new CompileException("Vulkan: no kernel for " + what + " (it should have been refused)");
@@ -618,13 +619,15 @@ final class VulkanLowering {
 
     /**
      * Softmax and log-softmax along {@code axis} ({@code trailing} false), layer and RMS norm over the dims from
-     * {@code axis} on ({@code trailing} true): rownorm.comp, a workgroup per line.
+     * {@code axis} on ({@code trailing} true): rownorm.comp, a workgroup per line. Group norm is the trailing
+     * case from axis 1 with one line per (sample, group).
      */
     private void rowNorm(Node n, int axis, boolean trailing, String mode, float eps, String what) {
         Shape in = n.inputs().get(0).shape();
-        long len = trailing ? in.elementCount(axis, in.rank()) : in.dim(axis);
+        int groups = n.op() instanceof Op.GroupNorm gn ? gn.numGroups() : 1;
+        long len = (trailing ? in.elementCount(axis, in.rank()) : in.dim(axis)) / groups;
         long inner = trailing ? 1 : in.elementCount(axis + 1, in.rank());
-        long lines = in.elementCount(0, axis) * inner;
+        long lines = in.elementCount(0, axis) * inner * groups;
         if (len == 0 || lines == 0) {
             return;
         }
@@ -658,7 +661,8 @@ final class VulkanLowering {
             writes.add(sum);
             ptrs[5] = sum.address();
         }
-        int[] ints = {(int) lines, (int) len, (int) inner, ins.size() == 3 ? 1 : 0, Float.floatToRawIntBits(eps)};
+        int[] ints = {(int) lines, (int) len, (int) inner, ins.size() == 3 ? 1 : 0, Float.floatToRawIntBits(eps),
+                groups, (int) in.elementCount(2, in.rank())};
         int[] g = Dispatch.groups(lines, 1);
         out.add(new Dispatch(pipelines.get("rownorm", m, what), what, ptrs, ints, g[0], g[1], 1, reads, writes));
     }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Softmax, layer norm and RMS norm as rownorm.comp (one kernel each, not their decompositions) on odd row
+ * Softmax, layer norm, RMS norm and group norm as rownorm.comp (one kernel each, not their decompositions) on odd row
  * lengths and many rows, against a float64 reference: |err| <= 1e-5 (softmax) and 1e-4 (norms, values of
  * order 1-4) absolute; and the same bits on a second run.
  */
@@ -132,6 +132,61 @@ class VulkanRowNormTest {
                 for (int j = 0; j < len; j++) {
                     double ref = (xv[r * len + j] + rv[r * len + j]) / Math.sqrt(sq / len + 1e-6) * gv[j];
                     assertEquals(ref, out.get(1)[r * len + j], 1e-4 * Math.max(1, Math.abs(ref)), "norm at " + r + "," + j);
+                }
+            }
+        }
+    }
+
+    /**
+     * Group norm as one kernel on odd shapes (rank 2, 3 and 4; one group, several, one channel per group) against
+     * float64, |err| <= 1e-4 relative to max(1, |ref|), and the same bits on a second run.
+     */
+    @Test
+    void groupNorm_isOneKernel_andMatchesFloat64() {
+        int[][] shapes = {{3, 12, 5, 7}, {2, 6, 1001}, {5, 8}, {1, 9, 3, 3}};
+        int[] groupCounts = {4, 3, 2, 9};
+        for (int c = 0; c < shapes.length; c++) {
+            int[] dims = shapes[c];
+            int groups = groupCounts[c];
+            int channels = dims[1];
+            Graph g = new Graph("groupnorm");
+            Value x = g.input("x", Shape.of(DType.F32, dims));
+            Value gamma = g.input("gamma", Shape.of(DType.F32, channels));
+            Value beta = g.input("beta", Shape.of(DType.F32, channels));
+            g.setOutputs(g.groupNorm(x, gamma, beta, groups, 1e-5f));
+            int count = 1;
+            for (int d : dims) {
+                count *= d;
+            }
+            float[] xv = random(count, 21 + c);
+            float[] gv = random(channels, 22 + c);
+            float[] bv = random(channels, 23 + c);
+            try (Session s = new Session(Device.VULKAN); CompiledGraph k = s.compile(g)) {
+                assertEquals(1, k.kernelCount(), "group_norm kernels for " + java.util.Arrays.toString(dims));
+                float[] out = k.run(Map.of("x", xv, "gamma", gv, "beta", bv)).get(0);
+                float[] again = k.run(Map.of("x", xv, "gamma", gv, "beta", bv)).get(0);
+                int spatial = count / (dims[0] * channels);
+                int len = channels / groups * spatial;
+                for (int line = 0; line < dims[0] * groups; line++) {
+                    double sum = 0;
+                    for (int j = 0; j < len; j++) {
+                        sum += xv[line * len + j];
+                    }
+                    double mean = sum / len;
+                    double var = 0;
+                    for (int j = 0; j < len; j++) {
+                        var += (xv[line * len + j] - mean) * (xv[line * len + j] - mean);
+                    }
+                    double inv = 1 / Math.sqrt(var / len + 1e-5);
+                    for (int j = 0; j < len; j++) {
+                        int at = line * len + j;
+                        int channel = (line % groups) * (channels / groups) + j / spatial;
+                        double ref = (xv[at] - mean) * inv * gv[channel] + bv[channel];
+                        assertEquals(ref, out[at], 1e-4 * Math.max(1, Math.abs(ref)),
+                                java.util.Arrays.toString(dims) + " group line " + line + " at " + j);
+                        assertEquals(Float.floatToRawIntBits(out[at]), Float.floatToRawIntBits(again[at]),
+                                "run-to-run bits at " + at);
+                    }
                 }
             }
         }

@@ -1,12 +1,14 @@
-// Row-wise composites, one workgroup per line: SOFTMAX, LOG_SOFTMAX (along one axis) and LAYER_NORM, RMS_NORM
-// (over the trailing dims, gamma and optional beta of the row's length). Each of the LOCAL invocations folds
+// Row-wise composites, one workgroup per line: SOFTMAX, LOG_SOFTMAX (along one axis), LAYER_NORM, RMS_NORM
+// (over the trailing dims, gamma and optional beta of the row's length) and GROUP_NORM (a line is one group of
+// one sample, [C/G, spatial] contiguous; gamma and beta per channel). Each of the LOCAL invocations folds
 // every LOCAL-th element of the line (sums compensated, Kahan), then a tree in shared memory combines the
 // partials: a fixed order, so the bits do not change from run to run. No subgroup operations.
 // Macros: A_* (x, gamma, beta and the result share the dtype), ACC (float, or double for f64), EXP_ACC(x),
 // LOG_ACC(x), and one of the four modes; ADD_RESIDUAL (AddNorm, with a norm mode) normalises x + residual
 // (rounded to the dtype, as the stored sum) and also stores that sum.
 // Arguments: i[0] lines, i[1] line length, i[2] inner (element stride along the line; line l starts at
-// (l / inner) * len * inner + l % inner), i[3] has beta, i[4] bits of eps (f32).
+// (l / inner) * len * inner + l % inner), i[3] has beta, i[4] bits of eps (f32); GROUP_NORM: i[5] groups,
+// i[6] spatial elements per channel.
 // ptr[0] out, ptr[1] x, ptr[2] gamma, ptr[3] beta; with ADD_RESIDUAL ptr[4] residual, ptr[5] the sum's output.
 layout(local_size_x = LOCAL) in;
 
@@ -84,7 +86,7 @@ void main() {
     ACC n = ACC(len);
     precise ACC s = ACC(0);
     precise ACC lost = ACC(0);
-#ifdef LAYER_NORM
+#if defined(LAYER_NORM) || defined(GROUP_NORM)
     for (uint j = t; j < len; j += LOCAL) {
         KAHAN_ADD(s, lost, load(j));
     }
@@ -104,10 +106,17 @@ void main() {
 #endif
     ACC inv = ACC(1) / sqrt(combine(s, 0) / n + eps);
     bool beta = ARG(3) != 0;
+#ifdef GROUP_NORM
+    uint spatial = uint(ARG(6));
+    uint channel0 = (line % uint(ARG(5))) * (len / spatial); // the group's first channel
+#define PARAM_AT(j) (channel0 + (j) / spatial)
+#else
+#define PARAM_AT(j) (j)
+#endif
     for (uint j = t; j < len; j += LOCAL) {
-        ACC y = (load(j) - mean) * inv * ACC(A_LOAD(BUF(A_S, 2).v[j]));
+        ACC y = (load(j) - mean) * inv * ACC(A_LOAD(BUF(A_S, 2).v[PARAM_AT(j)]));
         if (beta) {
-            y += ACC(A_LOAD(BUF(A_S, 3).v[j]));
+            y += ACC(A_LOAD(BUF(A_S, 3).v[PARAM_AT(j)]));
         }
         store(j, y);
 #ifdef ADD_RESIDUAL
