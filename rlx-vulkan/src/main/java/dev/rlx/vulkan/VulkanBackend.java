@@ -97,35 +97,46 @@ public final class VulkanBackend implements Backend {
             b.claim(OpKind.RNG_NORMAL, DType.F32, floats);
             b.claim(OpKind.RNG_UNIFORM, DType.F32, floats);
         }
-        b.claim(OpKind.FUSED, DType.F32, dtypes.stream().filter(t -> t.isFloat() && t != DType.F32)
-                .toArray(DType[]::new));
-        b.refuse(OpKind.FUSED, "fused-operands", (op, in) -> {
-            if (in.size() > VulkanLowering.MAX_FUSED_INPUTS) {
-                return "more than " + VulkanLowering.MAX_FUSED_INPUTS + " operands";
-            }
-            if (in.get(0).dtype() == DType.F64) {
-                for (dev.rlx.ir.ElementwiseProgram.Step s : ((Op.Fused) op).program().steps()) {
-                    if (s.isUnary() && ElementwiseExpressions.SINGLE_PRECISION_ONLY.contains(s.unary())) {
-                        return "no f64 " + s.unary().label() + " (GLSL has it in single precision)";
-                    }
-                }
-            }
-            return null;
-        });
-        // the generated shader has no mask values: such programs run as their compare and where ops
-        b.refuse(OpKind.FUSED, "no-mask-steps", (op, in) -> ((Op.Fused) op).program().hasMasks()
-                ? "compare/where steps in a fused program" : null);
+        b.claim(OpKind.FUSED, DType.F32, otherFloats); // fused.comp
+        b.claim(OpKind.FUSED_MATMUL, DType.F32, otherFloats); // matmul.comp with the program as its epilogue
+        b.refuse(OpKind.FUSED, "fused-operands", (op, in) -> in.size() > VulkanLowering.MAX_FUSED_INPUTS
+                ? "more than " + VulkanLowering.MAX_FUSED_INPUTS + " operands" : programRule(((Op.Fused) op).program(), in));
+        b.refuse(OpKind.FUSED_MATMUL, "epilogue-operands", (op, in) -> in.size() > VulkanLowering.MAX_FUSED_INPUTS
+                ? "more than " + (VulkanLowering.MAX_FUSED_INPUTS - 2) + " epilogue operands"
+                : programRule(((Op.FusedMatMul) op).epilogue(), in));
         b.refuse(OpKind.FUSED, "rank<=8", VulkanBackend::rankRule);
+        b.refuse(OpKind.FUSED_MATMUL, "rank<=8", VulkanBackend::rankRule);
         b.refuse(OpKind.TOP_K, "selection<=60000", (op, in) -> {
             Op.TopK t = (Op.TopK) op;
             long work = (long) t.k() * in.get(0).dim(t.axis());
             return work > 60_000 ? "k x axis length " + work + " is over 60,000 (top-k selects per line)" : null;
         });
-        b.refuse(OpKind.MATMUL, "batch<=6", (op, in) ->
-                Math.max(in.get(0).rank(), in.get(1).rank()) > 8 ? "more than 6 batch dims" : null);
+        for (OpKind k : List.of(OpKind.MATMUL, OpKind.FUSED_MATMUL)) {
+            b.refuse(k, "batch<=6", (op, in) ->
+                    Math.max(in.get(0).rank(), in.get(1).rank()) > 8 ? "more than 6 batch dims" : null);
+        }
         b.refuse(OpKind.MATMUL, "no-bool", (op, in) ->
                 in.get(0).dtype() == DType.BOOL ? "no bool matmul" : null);
         return b.build();
+    }
+
+    /**
+     * Why the generated shader cannot run {@code program} on operands {@code in}, or null: it has no mask values
+     * (programs with compare/where steps run as their compare and where ops), and GLSL has some functions in
+     * single precision only.
+     */
+    private static String programRule(dev.rlx.ir.ElementwiseProgram program, List<Shape> in) {
+        if (program.hasMasks()) {
+            return "compare/where steps in a fused program";
+        }
+        if (in.get(0).dtype() == DType.F64) {
+            for (dev.rlx.ir.ElementwiseProgram.Step s : program.steps()) {
+                if (s.isUnary() && ElementwiseExpressions.SINGLE_PRECISION_ONLY.contains(s.unary())) {
+                    return "no f64 " + s.unary().label() + " (GLSL has it in single precision)";
+                }
+            }
+        }
+        return null;
     }
 
     private static String rankRule(Op op, List<Shape> in) {

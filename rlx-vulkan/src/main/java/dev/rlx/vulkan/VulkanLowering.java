@@ -65,7 +65,8 @@ final class VulkanLowering {
             case Op.Slice s -> slice(n, s, what);
             case Op.Expand e -> expand(n, what);
             case Op.Concat c -> concat(n, c, what);
-            case Op.MatMul m -> matmul(n, m, what);
+            case Op.MatMul m -> matmul(n, m.transA(), m.transB(), null, what);
+            case Op.FusedMatMul f -> matmul(n, f.transA(), f.transB(), f.epilogue(), what);
             case Op.Reduce r -> reduce(n, r, what);
             case Op.Gather g -> gather(n, g, what);
             case Op.ArgReduce a -> alongAxis(n, a.axis(), what, a.op() == Op.ArgReduce.Kind.ARGMAX ? "ARGMAX" : "ARGMIN",
@@ -136,22 +137,11 @@ final class VulkanLowering {
             body.append("A_C v").append(k).append(" = A_LOAD(BUF(A_S, ").append(1 + k).append(").v[off[").append(k)
                     .append("]]); ");
         }
-        int v = inputs;
-        for (dev.rlx.ir.ElementwiseProgram.Step step : f.program().steps()) {
-            String expr = step.isUnary() ? ElementwiseExpressions.unary(step.unary(), t)
-                    : ElementwiseExpressions.binary(step.binary());
-            body.append("A_C v").append(v).append("; { A_C a = v").append(step.a()).append("; ");
-            if (!step.isUnary()) {
-                body.append("A_C b = v").append(step.b()).append("; ");
-            }
-            body.append("v").append(v).append(" = A_C(").append(expr).append("); } ");
-            v++;
-        }
         Map<String, String> m = new HashMap<>();
         ShaderTypes.define(m, "A", t);
         m.put("INPUTS", Integer.toString(inputs));
-        m.put("FUSED_BODY", body.toString());
-        m.put("FUSED_RESULT", "v" + (v - 1));
+        m.put("FUSED_BODY", body.append(programSteps(f.program(), t, inputs)).toString());
+        m.put("FUSED_RESULT", "v" + (inputs + f.program().steps().size() - 1));
         int[] ints = new int[10 + 8 * inputs];
         ints[0] = (int) o.elementCount();
         ints[1] = rank;
@@ -169,6 +159,26 @@ final class VulkanLowering {
             reads.add(l);
         }
         add("fused", m, what, ptrs, ints, o.elementCount(), reads, n.output());
+    }
+
+    /**
+     * GLSL statements computing each step of {@code program} into {@code v<first>, v<first+1>, ...} from the
+     * earlier {@code v}s, in type {@code A_C}: the body of fused.comp and of matmul.comp's epilogue.
+     */
+    private static String programSteps(dev.rlx.ir.ElementwiseProgram program, DType t, int first) {
+        StringBuilder body = new StringBuilder();
+        int v = first;
+        for (dev.rlx.ir.ElementwiseProgram.Step step : program.steps()) {
+            String expr = step.isUnary() ? ElementwiseExpressions.unary(step.unary(), t)
+                    : ElementwiseExpressions.binary(step.binary());
+            body.append("A_C v").append(v).append("; { A_C a = v").append(step.a()).append("; ");
+            if (!step.isUnary()) {
+                body.append("A_C b = v").append(step.b()).append("; ");
+            }
+            body.append("v").append(v).append(" = A_C(").append(expr).append("); } ");
+            v++;
+        }
+        return body.toString();
     }
 
     /** Element strides of {@code in} per dim of {@code out} under NumPy broadcasting (0 where it repeats). */
@@ -249,7 +259,12 @@ final class VulkanLowering {
 
     // ---------------------------------------------------------------- matmul
 
-    private void matmul(Node n, Op.MatMul mm, String what) {
+    /**
+     * A (batched, broadcast, transposed-in-place) matrix product; with an {@code epilogue} (FusedMatMul) the
+     * element-wise program runs on each product element and its broadcast extra operands before the store.
+     */
+    private void matmul(Node n, boolean transA, boolean transB, dev.rlx.ir.ElementwiseProgram epilogue,
+                        String what) {
         Shape a = n.inputs().get(0).shape();
         Shape b = n.inputs().get(1).shape();
         // Logical [.., M, K] x [.., K, N]: a rank-1 lhs is a row, a rank-1 rhs a column.
@@ -269,7 +284,7 @@ final class VulkanLowering {
             kDim = a.dim(0);
             sam = 0;
             sak = 1;
-        } else if (mm.transA()) {
+        } else if (transA) {
             mDim = a.dim(ar - 1);
             kDim = a.dim(ar - 2);
             sam = 1;
@@ -284,7 +299,7 @@ final class VulkanLowering {
             nDim = 1;
             sbk = 1;
             sbn = 0;
-        } else if (mm.transB()) {
+        } else if (transB) {
             nDim = b.dim(br - 2);
             sbk = 1;
             sbn = (int) bs[br - 2];
@@ -299,7 +314,8 @@ final class VulkanLowering {
         if (batchRank > 6) {
             throw new CompileException("Vulkan: " + what + " has more than 6 batch dims");
         }
-        int[] ints = new int[28];
+        int extras = n.inputs().size() - 2;
+        int[] ints = new int[epilogue == null ? 28 : 37 + 8 * extras];
         ints[0] = mDim;
         ints[1] = nDim;
         ints[2] = kDim;
@@ -327,11 +343,34 @@ final class VulkanLowering {
         ShaderTypes.define(m, "A", a.dtype());
         ShaderTypes.define(m, "OUT", o.dtype());
         m.put("ACC", accumulator(a.dtype()));
-        Loc la = loc.apply(n.inputs().get(0));
-        Loc lb = loc.apply(n.inputs().get(1));
+        List<Loc> reads = new ArrayList<>();
+        for (Value v : n.inputs()) {
+            reads.add(loc.apply(v));
+        }
+        long[] ptrs = new long[3 + extras];
+        ptrs[0] = loc.apply(n.output()).address();
+        for (int k = 0; k < reads.size(); k++) {
+            ptrs[1 + k] = reads.get(k).address();
+        }
+        if (epilogue != null) {
+            StringBuilder body = new StringBuilder();
+            for (int k = 0; k < extras; k++) {
+                body.append("A_C v").append(1 + k).append(" = A_LOAD(BUF(A_S, ").append(3 + k).append(").v[off[")
+                        .append(k).append("]]); ");
+                System.arraycopy(broadcastStrides(n.inputs().get(2 + k).shape(), o), 0, ints, 37 + 8 * k, o.rank());
+            }
+            ints[28] = o.rank();
+            for (int d = 0; d < o.rank(); d++) {
+                ints[29 + d] = o.dim(d);
+            }
+            m.put("EPILOGUE", "1");
+            m.put("EXTRAS", Integer.toString(extras));
+            m.put("EPILOGUE_BODY", body.append(programSteps(epilogue, o.dtype(), 1 + extras)).toString());
+            m.put("EPILOGUE_RESULT", "v" + (extras + epilogue.steps().size()));
+        }
         long pipeline = pipelines.get("matmul", m, what);
-        out.add(new Dispatch(pipeline, what, new long[] {loc.apply(n.output()).address(), la.address(), lb.address()},
-                ints, (nDim + 15) / 16, (mDim + 15) / 16, batches, List.of(la, lb), List.of(loc.apply(n.output()))));
+        out.add(new Dispatch(pipeline, what, ptrs, ints, (nDim + 15) / 16, (mDim + 15) / 16, batches, reads,
+                List.of(loc.apply(n.output()))));
     }
 
     private static String accumulator(DType t) {

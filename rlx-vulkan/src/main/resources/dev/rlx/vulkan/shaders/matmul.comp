@@ -4,6 +4,9 @@
 // Arguments: i[0] M, i[1] N, i[2] K, i[3] batch rank (<= 6), i[4..9] batch dims,
 // i[10..15] / i[16..21] A / B batch strides (0 where broadcast), i[22] / i[23] A's stride along m / k,
 // i[24] / i[25] B's stride along k / n, i[26] A base, i[27] B base. ptr[0] out, ptr[1] A, ptr[2] B.
+// FusedMatMul (EPILOGUE defined): the compiler defines EPILOGUE_BODY, statements computing the epilogue's steps
+// from v0 (the product) and the EXTRAS broadcast operands v1 .. vEXTRAS into the next v, and EPILOGUE_RESULT;
+// i[28] output rank, i[29..36] output dims, 8 element strides per extra operand from i[37]; ptr[3..] extras.
 #define TILE 16
 layout(local_size_x = TILE, local_size_y = TILE) in;
 
@@ -39,6 +42,28 @@ void main() {
         barrier();
     }
     if (row < M && col < N) {
-        BUF(OUT_S, 0).v[(batch * M + row) * N + col] = OUT_STORE(OUT_C(acc));
+        uint at = uint((batch * M + row) * N + col);
+#ifdef EPILOGUE
+        A_C v0 = A_C(acc);
+#if EXTRAS > 0
+        uint off[EXTRAS];
+        for (int k = 0; k < EXTRAS; k++) {
+            off[k] = 0;
+        }
+        uint rem = at;
+        for (int d = ARG(28) - 1; d >= 0; d--) {
+            uint dim = uint(ARG(29 + d));
+            uint coord = rem % dim;
+            rem /= dim;
+            for (int k = 0; k < EXTRAS; k++) {
+                off[k] += coord * uint(ARG(37 + 8 * k + d));
+            }
+        }
+#endif
+        EPILOGUE_BODY
+        BUF(OUT_S, 0).v[at] = OUT_STORE(EPILOGUE_RESULT);
+#else
+        BUF(OUT_S, 0).v[at] = OUT_STORE(OUT_C(acc));
+#endif
     }
 }
