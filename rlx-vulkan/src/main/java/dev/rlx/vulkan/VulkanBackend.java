@@ -97,6 +97,13 @@ public final class VulkanBackend implements Backend {
             b.claim(OpKind.RNG_NORMAL, DType.F32, floats);
             b.claim(OpKind.RNG_UNIFORM, DType.F32, floats);
         }
+        b.claim(OpKind.ATTENTION, DType.F32); // attention.comp
+        b.refuse(OpKind.ATTENTION, "keys<=" + VulkanLowering.MAX_ATTENTION_KEYS, (op, in) -> {
+            Shape k = in.get(1);
+            int sk = ((Op.Attention) op).layout() == dev.rlx.ir.HeadLayout.BHSD && k.rank() == 4 ? k.dim(2) : k.dim(1);
+            return sk > VulkanLowering.MAX_ATTENTION_KEYS
+                    ? sk + " keys per row (the kernel holds up to " + VulkanLowering.MAX_ATTENTION_KEYS + ")" : null;
+        });
         b.claim(OpKind.FUSED, DType.F32, otherFloats); // fused.comp
         b.claim(OpKind.FUSED_MATMUL, DType.F32, otherFloats); // matmul.comp with the program as its epilogue
         b.refuse(OpKind.FUSED, "fused-operands", (op, in) -> in.size() > VulkanLowering.MAX_FUSED_INPUTS

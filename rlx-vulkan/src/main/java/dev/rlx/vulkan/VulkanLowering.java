@@ -1,6 +1,7 @@
 package dev.rlx.vulkan;
 
 import dev.rlx.ir.DType;
+import dev.rlx.ir.HeadLayout;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
 import dev.rlx.ir.ReduceKind;
@@ -83,6 +84,7 @@ final class VulkanLowering {
             case Op.RmsNorm rn -> rowNorm(n, rn.axis(), true, "RMS_NORM", rn.eps(), what);
             case Op.AddNorm an -> rowNorm(n, an.axis(), true, an.rms() ? "RMS_NORM" : "LAYER_NORM", an.eps(), what);
             case Op.GroupNorm gn -> rowNorm(n, 1, true, "GROUP_NORM", gn.eps(), what);
+            case Op.Attention a -> attention(n, a, what);
             case Op.RngNormal r -> rng(n, true, r.mean(), r.scale(), r.seed(), r.hasSeed(), r.key(), what);
             case Op.RngUniform r -> rng(n, false, r.low(), r.high(), r.seed(), r.hasSeed(), r.key(), what);
             default -> throw new CompileException("Vulkan: no kernel for " + what + " (it should have been refused)");
@@ -704,6 +706,85 @@ final class VulkanLowering {
                 groups, (int) in.elementCount(2, in.rank())};
         int[] g = Dispatch.groups(lines, 1);
         out.add(new Dispatch(pipelines.get("rownorm", m, what), what, ptrs, ints, g[0], g[1], 1, reads, writes));
+    }
+
+    // ---------------------------------------------------------------- attention
+
+    /** Keys per query row attention.comp holds in shared memory; longer rows are refused (and decomposed). */
+    static final int MAX_ATTENTION_KEYS = 2048;
+
+    /** attention.comp: a workgroup per (batch, head, query) row. */
+    private void attention(Node n, Op.Attention a, String what) {
+        Shape q = n.inputs().get(0).shape();
+        Shape k = n.inputs().get(1).shape();
+        int batch = q.dim(0);
+        int sq = a.layout() == HeadLayout.BHSD && q.rank() == 4 ? q.dim(2) : q.dim(1);
+        int sk = a.layout() == HeadLayout.BHSD && k.rank() == 4 ? k.dim(2) : k.dim(1);
+        long rows = (long) batch * a.numHeads() * sq;
+        if (rows == 0) {
+            return;
+        }
+        int[] ints = new int[26];
+        ints[0] = (int) rows;
+        ints[1] = sq;
+        ints[2] = sk;
+        ints[3] = a.numHeads();
+        ints[4] = a.numHeads() / a.numKvHeads();
+        ints[5] = a.headDim();
+        ints[6] = Float.floatToRawIntBits(a.scale());
+        ints[7] = Float.floatToRawIntBits(a.softcap());
+        ints[8] = switch (a.mask()) {
+            case NONE -> 0;
+            case CAUSAL -> 1;
+            case SLIDING_WINDOW -> 2;
+        };
+        ints[9] = a.window();
+        List<Value> operands = new ArrayList<>(n.inputs().subList(0, 3));
+        operands.add(0, n.output());
+        for (int o = 0; o < 4; o++) {
+            int[] st = headStrides(operands.get(o).shape(), a.layout(), a.headDim());
+            int at = o == 0 ? 19 : 7 + 3 * o;
+            System.arraycopy(st, 0, ints, at, 3);
+        }
+        Map<String, String> m = new HashMap<>();
+        DType t = q.dtype();
+        ShaderTypes.define(m, "A", t);
+        m.put("ACC", accumulator(t));
+        m.put("EXP_ACC(x)", t == DType.F64 ? "rlxExpD(x)" : "exp(x)");
+        List<Loc> reads = new ArrayList<>();
+        long[] ptrs = new long[n.inputs().size() + 1];
+        ptrs[0] = loc.apply(n.output()).address();
+        for (int i = 0; i < n.inputs().size(); i++) {
+            Loc l = loc.apply(n.inputs().get(i));
+            reads.add(l);
+            ptrs[1 + i] = l.address();
+        }
+        if (n.inputs().size() > 3) {
+            Shape mask = n.inputs().get(3).shape();
+            boolean keep = mask.dtype() == DType.BOOL;
+            m.put(keep ? "MASK_KEEP" : "MASK_ADD", "1");
+            if (keep) {
+                ShaderTypes.define(m, "M", mask.dtype());
+            }
+            int[] st = broadcastStrides(mask, Shape.of(mask.dtype(), batch, a.numHeads(), sq, sk));
+            System.arraycopy(st, 0, ints, 22, 4);
+        }
+        int[] g = Dispatch.groups(rows, 1);
+        out.add(new Dispatch(pipelines.get("attention", m, what), what, ptrs, ints, g[0], g[1], 1, reads,
+                List.of(loc.apply(n.output()))));
+    }
+
+    /**
+     * Element strides of a head operand along (batch, sequence, head): {@code [B, S, H*D]} and {@code [B, S, H, D]}
+     * (BSHD) or {@code [B, H, S, D]} (BHSD); the head's D elements are contiguous in all three.
+     */
+    private static int[] headStrides(Shape s, HeadLayout layout, int headDim) {
+        long[] st = s.strides();
+        if (s.rank() == 3) {
+            return new int[] {(int) st[0], (int) st[1], headDim};
+        }
+        return layout == HeadLayout.BHSD ? new int[] {(int) st[0], (int) st[2], (int) st[1]}
+                : new int[] {(int) st[0], (int) st[1], (int) st[2]};
     }
 
     // ---------------------------------------------------------------- random numbers
