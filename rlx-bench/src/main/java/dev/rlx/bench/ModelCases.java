@@ -23,7 +23,8 @@ import org.visnow.jlargearrays.ConcurrencyUtils;
 /**
  * Whole-model and FFT cases for the alternated runs ({@code ./rlx-bench/run paired minilm:fp32:128 fft:real:12}), timed
  * per call: {@code minilm:<fp32|int8>:<seq>} is all-MiniLM-L6-v2 on batch 1 against ONNX Runtime's CPU provider with
- * the same thread count (as {@link MiniLmBenchmark}); {@code fft:<complex|real>:<log2 n>} is one-thread f32 FFT
+ * the same thread count (as {@link MiniLmBenchmark}), {@code minilm:int8-fp32:<seq>} RLX's int8 model against RLX's
+ * fp32 one; {@code fft:<complex|real>:<log2 n>} is one-thread f32 FFT
  * against JTransforms (as {@link FftBenchmark}, each call copying its input in).
  */
 final class ModelCases {
@@ -36,7 +37,8 @@ final class ModelCases {
     static CpuSuiteCase.Info info(String id) {
         String[] p = id.split(":");
         if (p[0].equals("minilm")) {
-            return new CpuSuiteCase.Info("minilm " + p[1], "1x" + p[2], CpuSuiteCase.Unit.MS, 1, "onnxruntime");
+            return new CpuSuiteCase.Info("minilm " + p[1], "1x" + p[2], CpuSuiteCase.Unit.MS, 1,
+                    p[1].equals(INT8_VS_FP32) ? "rlx fp32" : "onnxruntime");
         }
         int n = 1 << Integer.parseInt(p[2]);
         return new CpuSuiteCase.Info("fft " + p[1], String.valueOf(n), CpuSuiteCase.Unit.MS, 1, "jtransforms");
@@ -48,7 +50,16 @@ final class ModelCases {
                 : fft(info(id), p[1].equals("complex"), Integer.parseInt(p[2]));
     }
 
+    /**
+     * {@code minilm:int8-fp32:<seq>}: RLX's int8 MiniLM against RLX's fp32 MiniLM as the peer, alternated, so the
+     * int8/fp32 ratio of RLX itself is measured under one machine state (above 1, int8 is faster).
+     */
+    static final String INT8_VS_FP32 = "int8-fp32";
+
     private static CpuSuiteCase miniLm(CpuSuiteCase.Info info, String model, int seq, int threads) throws Exception {
+        if (model.equals(INT8_VS_FP32)) {
+            return rlxInt8VsFp32(info, seq, threads);
+        }
         MiniLm which = model.equals("int8") ? MiniLm.INT8 : MiniLm.FP32;
         Map<String, long[]> data = MiniLmBenchmark.tokens(seq);
         Map<String, Tensor> in = new LinkedHashMap<>();
@@ -61,6 +72,22 @@ final class ModelCases {
         compiled[0] = c.own(which.model().importGraph(OnnxBinding.of(in)).compile(s));
         for (String name : compiled[0].inputNames()) {
             compiled[0].setInput(name, in.get(name));
+        }
+        return c;
+    }
+
+    private static CpuSuiteCase rlxInt8VsFp32(CpuSuiteCase.Info info, int seq, int threads) {
+        Map<String, Tensor> in = new LinkedHashMap<>();
+        MiniLmBenchmark.tokens(seq).forEach((k, v) -> in.put(k, Tensor.of(v, 1, seq)));
+        CompiledGraph[] compiled = new CompiledGraph[2];
+        CpuSuiteCase c = new CpuSuiteCase(info, () -> compiled[0].run(), () -> compiled[1].run());
+        Session s = c.own(new Session(Device.CPU, CompileOptions.defaults().withThreads(threads)));
+        MiniLm[] models = {MiniLm.INT8, MiniLm.FP32};
+        for (int i = 0; i < 2; i++) {
+            compiled[i] = c.own(models[i].model().importGraph(OnnxBinding.of(in)).compile(s));
+            for (String name : compiled[i].inputNames()) {
+                compiled[i].setInput(name, in.get(name));
+            }
         }
         return c;
     }
