@@ -12,7 +12,6 @@ import dev.rlx.runtime.CompiledGraph;
 import dev.rlx.runtime.Device;
 import dev.rlx.runtime.Session;
 import java.util.Map;
-import java.util.Random;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,15 +35,6 @@ class VulkanAttentionTest {
         Assumptions.assumeTrue(Device.VULKAN.isAvailable(), VulkanTestDevice.MISSING);
     }
 
-    private static float[] random(int n, long seed) {
-        Random r = new Random(seed);
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) {
-            v[i] = r.nextFloat() * 2 - 1;
-        }
-        return v;
-    }
-
     @Test
     void causalGroupedSoftcapMasked_isOneKernel_andMatchesFloat64() {
         Op.Attention op = Op.Attention.of(H, HKV, D).withLayout(HeadLayout.BHSD).causal().withSoftcap(3f);
@@ -52,10 +42,10 @@ class VulkanAttentionTest {
         g.setOutputs(g.apply1(op, g.input("q", Shape.of(DType.F32, B, H, SQ, D)),
                 g.input("k", Shape.of(DType.F32, B, HKV, SK, D)), g.input("v", Shape.of(DType.F32, B, HKV, SK, D)),
                 g.input("mask", Shape.of(DType.F32, B, 1, 1, SK))));
-        float[] q = random(B * H * SQ * D, 1);
-        float[] k = random(B * HKV * SK * D, 2);
-        float[] v = random(B * HKV * SK * D, 3);
-        float[] mask = random(B * SK, 4);
+        float[] q = VulkanTestDevice.uniform(B * H * SQ * D, 1);
+        float[] k = VulkanTestDevice.uniform(B * HKV * SK * D, 2);
+        float[] v = VulkanTestDevice.uniform(B * HKV * SK * D, 3);
+        float[] mask = VulkanTestDevice.uniform(B * SK, 4);
         for (int j = SK - 7; j < SK; j++) {
             mask[j] = Float.NEGATIVE_INFINITY; // batch 0's last 7 keys are padding
         }

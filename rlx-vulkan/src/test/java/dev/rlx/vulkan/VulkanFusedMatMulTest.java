@@ -13,7 +13,6 @@ import dev.rlx.runtime.CompiledGraph;
 import dev.rlx.runtime.Device;
 import dev.rlx.runtime.Session;
 import java.util.Map;
-import java.util.Random;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,15 +34,6 @@ class VulkanFusedMatMulTest {
         Assumptions.assumeTrue(Device.VULKAN.isAvailable(), VulkanTestDevice.MISSING);
     }
 
-    private static float[] random(int n, long seed) {
-        Random r = new Random(seed);
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) {
-            v[i] = r.nextFloat() * 2 - 1;
-        }
-        return v;
-    }
-
     @Test
     void epilogueRunsInTheMatmulKernel_andMatchesFloat64() {
         ElementwiseProgram epilogue = ElementwiseProgram.builder(3)
@@ -55,10 +45,10 @@ class VulkanFusedMatMulTest {
                         g.input("a", ta ? Shape.of(DType.F32, BATCH, K, M) : Shape.of(DType.F32, BATCH, M, K)),
                         g.input("b", tb ? Shape.of(DType.F32, N, K) : Shape.of(DType.F32, K, N)),
                         g.input("scale", Shape.of(DType.F32, N)), g.input("res", Shape.of(DType.F32, BATCH, M, N))));
-                float[] a = random(BATCH * M * K, 1);
-                float[] b = random(K * N, 2);
-                float[] scale = random(N, 3);
-                float[] res = random(BATCH * M * N, 4);
+                float[] a = VulkanTestDevice.uniform(BATCH * M * K, 1);
+                float[] b = VulkanTestDevice.uniform(K * N, 2);
+                float[] scale = VulkanTestDevice.uniform(N, 3);
+                float[] res = VulkanTestDevice.uniform(BATCH * M * N, 4);
                 Map<String, float[]> in = Map.of("a", a, "b", b, "scale", scale, "res", res);
                 String what = "transA " + ta + " transB " + tb;
                 try (Session s = new Session(Device.VULKAN); CompiledGraph c = s.compile(g)) {
