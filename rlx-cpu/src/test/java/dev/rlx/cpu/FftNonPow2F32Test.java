@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * f32 and c64 FFTs of lengths that are not powers of two (odd, prime and smooth ones; the longer ones run as f32
- * Bluestein on the vector FFT, the short ones on the double path) against the whole float64 direct DFT, for
+ * Bluestein on the vector FFT, even ones as two half-length Bluesteins, the short ones on the double path) against the whole float64 direct DFT, for
  * complex forward and inverse, rfft and irfft, over batches of lines along the last axis and strided lines
  * along the first, and run to run bit for bit.
  *

@@ -26,8 +26,8 @@ final class BluesteinFftF32 {
     private final int n;
     private final int m;
     private final Pow2FftF32 inner;
-    private final float[] cr;   // chirp W_{2n}^{t^2}, t < n
-    private final float[] ci;
+    final float[] cr;           // chirp W_{2n}^{t^2}, t < n
+    final float[] ci;
     private final float[] kr;   // FFT_m of the wrapped conjugate chirp, / m
     private final float[] ki;
 
@@ -83,21 +83,33 @@ final class BluesteinFftF32 {
         return 8L * m;
     }
 
+    Pow2FftF32.Work newWork() {
+        return inner.newWork();
+    }
+
     private void transform(MemorySegment in, long inOff, MemorySegment out, long outOff, float scale, boolean inverse,
                            Pow2FftF32.Work w, MemorySegment a) {
-        chirpIn(in, inOff, inverse, a);
-        inner.transform(a, 0, a, 0, 1f, false, w);
-        multiplyKernel(a);
-        inner.transform(a, 0, a, 0, 1f, true, w);
+        convolve(in, inOff, 8, inverse, w, a);
         chirpOut(a, out, outOff, scale, inverse);
     }
 
+    /**
+     * Everything but the last chirp product: {@code a[k] = sum_t (x[t] c[t]) conj(c[k-t])}, k &lt; n, for the n
+     * complex values {@code strideBytes} apart from byte offset {@code inOff} (re and im swapped with {@code swap}).
+     */
+    void convolve(MemorySegment in, long inOff, long strideBytes, boolean swap, Pow2FftF32.Work w, MemorySegment a) {
+        chirpIn(in, inOff, strideBytes, swap, a);
+        inner.transform(a, 0, a, 0, 1f, false, w);
+        multiplyKernel(a);
+        inner.transform(a, 0, a, 0, 1f, true, w);
+    }
+
     /** {@code a[t] = x[t] c[t]} for {@code t < n} (x with re and im swapped for the inverse), zero up to m. */
-    private void chirpIn(MemorySegment in, long inOff, boolean swap, MemorySegment a) {
+    private void chirpIn(MemorySegment in, long inOff, long strideBytes, boolean swap, MemorySegment a) {
         FloatVector reLanes = swap ? ComplexLanes.IM : ComplexLanes.RE;
         FloatVector imLanes = swap ? ComplexLanes.RE : ComplexLanes.IM;
         int t = 0;
-        for (; t + W <= n; t += W) {
+        for (; strideBytes == 8 && t + W <= n; t += W) {
             long at = inOff + 8L * t;
             FloatVector v0 = FloatVector.fromMemorySegment(F, in, at, LE);
             FloatVector v1 = FloatVector.fromMemorySegment(F, in, at + 4L * W, LE);
@@ -112,8 +124,8 @@ final class BluesteinFftF32 {
         }
         int re = swap ? 1 : 0;
         for (; t < n; t++) {
-            float xr = in.get(JAVA_FLOAT_UNALIGNED, inOff + 8L * t + 4 * re);
-            float xi = in.get(JAVA_FLOAT_UNALIGNED, inOff + 8L * t + 4 * (1 - re));
+            float xr = in.get(JAVA_FLOAT_UNALIGNED, inOff + strideBytes * t + 4 * re);
+            float xi = in.get(JAVA_FLOAT_UNALIGNED, inOff + strideBytes * t + 4 * (1 - re));
             a.setAtIndex(JAVA_FLOAT, 2L * t, xr * cr[t] - xi * ci[t]);
             a.setAtIndex(JAVA_FLOAT, 2L * t + 1, xr * ci[t] + xi * cr[t]);
         }

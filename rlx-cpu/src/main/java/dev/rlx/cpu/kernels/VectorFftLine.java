@@ -10,7 +10,8 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * An f32 or c64 Fft line whose complex transform the vector FFT takes: a power of two ({@link Pow2FftF32}) or
- * another length through f32 Bluestein ({@link BluesteinFftF32}). The complex length is n for fft and ifft and
+ * another length through f32 Bluestein ({@link BluesteinFftF32}; even ones as two half-length Bluesteins,
+ * {@link EvenBluesteinFftF32}). The complex length is n for fft and ifft and
  * for rfft and irfft of odd n (the real line as a full complex one), n/2 for rfft and irfft of even n, which
  * pair up samples and split or merge the half-length spectrum as {@link ScalarFftLine} describes, here in f32
  * on the interleaved line. Contiguous lines go straight from the input to the output slot; strided ones (a transform
@@ -49,7 +50,8 @@ final class VectorFftLine implements FftLine {
         this.halfReal = real && n % 2 == 0;
         int len = halfReal ? n / 2 : n;
         Pow2FftF32 pow2 = Pow2FftF32.supports(len) ? new Pow2FftF32(len) : null;
-        BluesteinFftF32 bluestein = pow2 == null ? new BluesteinFftF32(len) : null;
+        EvenBluesteinFftF32 even = pow2 == null && EvenBluesteinFftF32.supports(len) ? new EvenBluesteinFftF32(len) : null;
+        BluesteinFftF32 bluestein = pow2 == null && even == null ? new BluesteinFftF32(len) : null;
         this.fft = new ComplexFftF32[parts];
         this.lineIn = new MemorySegment[parts];
         this.lineOut = new MemorySegment[parts];
@@ -57,6 +59,8 @@ final class VectorFftLine implements FftLine {
             if (pow2 != null) {
                 Pow2FftF32.Work w = pow2.newWork();
                 fft[p] = (in, inOff, out, outOff, s, inverse) -> pow2.transform(in, inOff, out, outOff, s, inverse, w);
+            } else if (even != null) {
+                fft[p] = even.bind(ctx.scratch(even.scratchBytes()));
             } else {
                 fft[p] = bluestein.bind(ctx.scratch(bluestein.scratchBytes()));
             }
