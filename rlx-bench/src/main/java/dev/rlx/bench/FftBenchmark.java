@@ -30,13 +30,14 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.visnow.jlargearrays.ConcurrencyUtils;
 
 /**
- * One-thread f32 forward FFTs of 2^10 to 2^20 points, RLX against JTransforms 3.2 ({@link FloatFFT_1D}) in the
+ * One-thread f32 forward FFTs of 2^10 to 2^20 points and of the non-powers of two 1000 (2^3 5^3) and 4093 (prime), RLX against JTransforms 3.2 ({@link FloatFFT_1D}) in the
  * same run: {@code complex} is a complex-to-complex transform of n points, {@code real} a real-to-complex one
  * of n samples (RLX rfft to n/2+1 bins; JTransforms realForward, packed in place). Each call copies the input
  * from a Java array into the library's working memory and transforms it: {@code setInput + run} for RLX
  * (out of place, in the arena), {@code arraycopy + transform} for JTransforms (in place).
  *
  * <pre>./rlx-bench/run Fft</pre>
+ * (one length: {@code ./rlx-bench/run Fft -p n=4093}).
  * {@link BenchMain} prints the {@code jtransforms / rlx} time ratio per size (above 1: RLX is faster).
  */
 @State(Scope.Thread)
@@ -46,8 +47,8 @@ import org.visnow.jlargearrays.ConcurrencyUtils;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"})
 public class FftBenchmark {
-    @Param({"10", "12", "14", "16", "18", "20"})
-    private int log2n;
+    @Param({"1000", "1024", "4093", "4096", "16384", "65536", "262144", "1048576"})
+    private int n;
 
     @Param({"complex", "real"})
     private String transform;
@@ -60,7 +61,6 @@ public class FftBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        int n = 1 << log2n;
         boolean complex = transform.equals("complex");
         input = new float[complex ? 2 * n : n];
         Random r = new Random(1);

@@ -157,29 +157,34 @@ class AllocationFreeRunTest {
     }
 
     /**
-     * FFT kernels on every path: the vector FFT (contiguous, strided, real split/merge), the double-precision
-     * mixed-radix and Bluestein transforms, f64; split across the worker pool where there are several lines.
+     * FFT kernels on every path: the vector FFT (contiguous, strided, real split/merge), f32 Bluestein on it
+     * (even and odd real lengths), the double-precision mixed-radix and Bluestein transforms (f64); split across the worker pool where there are several lines.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"vector", "real_vector", "strided_vector", "scalar_bluestein", "f64"})
+    @ValueSource(strings = {"vector", "real_vector", "strided_vector", "vector_bluestein", "odd_real_bluestein",
+            "scalar_bluestein", "f64"})
     void fftPaths_runAllocatesNothing(String path) {
         Graph g = new Graph("fft_" + path);
         int[] dims = switch (path) {
             case "vector" -> new int[] {4, 1024, 2};
             case "real_vector" -> new int[] {4, 2048};
             case "strided_vector" -> new int[] {512, 3, 2};
-            case "scalar_bluestein" -> new int[] {3, 1000};
+            case "vector_bluestein", "scalar_bluestein" -> new int[] {3, 1000};
+            case "odd_real_bluestein" -> new int[] {2, 4093};
             default -> new int[] {2, 12, 2};
         };
-        Value x = g.input("x", Shape.of(path.equals("f64") ? DType.F64 : DType.F32, dims));
+        Value x = g.input("x", Shape.of(path.equals("f64") || path.equals("scalar_bluestein") ? DType.F64 : DType.F32,
+                dims));
         Value y = switch (path) {
             case "vector" -> g.fft(g.fft(x, FftKind.C2C_FORWARD, 1, FftNorm.BACKWARD, 1024), FftKind.C2C_INVERSE, 0,
                     FftNorm.ORTHO, 4);
             case "real_vector" -> g.fft(g.fft(x, FftKind.R2C, 1, FftNorm.BACKWARD, 2048), FftKind.C2R, 1,
                     FftNorm.BACKWARD, 2048);
             case "strided_vector" -> g.fft(x, FftKind.C2C_FORWARD, 0, FftNorm.BACKWARD, 512);
-            case "scalar_bluestein" -> g.fft(g.fft(x, FftKind.R2C, 1, FftNorm.BACKWARD, 1000), FftKind.C2C_FORWARD, 1,
-                    FftNorm.BACKWARD, 501); // 501 = 3 * 167: Bluestein
+            case "vector_bluestein", "scalar_bluestein" -> g.fft(g.fft(x, FftKind.R2C, 1, FftNorm.BACKWARD, 1000),
+                    FftKind.C2C_FORWARD, 1, FftNorm.BACKWARD, 501); // 501 = 3 * 167: Bluestein
+            case "odd_real_bluestein" -> g.fft(g.fft(x, FftKind.R2C, 1, FftNorm.BACKWARD, 4093), FftKind.C2R, 1,
+                    FftNorm.BACKWARD, 4093);
             default -> g.fft(x, FftKind.C2C_INVERSE, 1, FftNorm.FORWARD, 12);
         };
         g.setOutputs(y);

@@ -8,9 +8,10 @@ import dev.rlx.ir.Shape;
 import java.util.Arrays;
 
 /**
- * Kernels for {@link Op.Fft}: f32 and c64 transforms whose complex length is a power of two of at least W*W
- * (W float lanes) take the vector FFT ({@link VectorFftLine}); every other length, and all f64, the
- * double-precision mixed-radix / Bluestein path ({@link ScalarFftLine}). Plans (twiddles, chirps) and
+ * Kernels for {@link Op.Fft}: f32 and c64 transforms take the vector FFT ({@link VectorFftLine}) when their
+ * complex length is a power of two of at least W*W (W float lanes) or any other length whose Bluestein
+ * convolution is ({@link BluesteinFftF32}); short lines, and all f64, take the double-precision mixed-radix /
+ * Bluestein path ({@link ScalarFftLine}). Plans (twiddles, chirps) and
  * per-part workspaces are built here, once.
  */
 public final class FftKernels {

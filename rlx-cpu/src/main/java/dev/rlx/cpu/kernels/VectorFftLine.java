@@ -9,10 +9,12 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * An f32 or c64 Fft line whose complex transform has a power-of-two length the vector FFT takes
- * ({@link Pow2FftF32#supports}): n for fft and ifft, n/2 for rfft and irfft of even n, which pair up samples
- * and split or merge the half-length spectrum as {@link ScalarFftLine} describes, here in f32 on the
- * interleaved line. Contiguous lines go straight from the input to the output slot; strided ones (a transform
+ * An f32 or c64 Fft line whose complex transform the vector FFT takes: a power of two ({@link Pow2FftF32}) or
+ * another length through f32 Bluestein ({@link BluesteinFftF32}; even ones as two half-length Bluesteins,
+ * {@link EvenBluesteinFftF32}). The complex length is n for fft and ifft and
+ * for rfft and irfft of odd n (the real line as a full complex one), n/2 for rfft and irfft of even n, which
+ * pair up samples and split or merge the half-length spectrum as {@link ScalarFftLine} describes, here in f32
+ * on the interleaved line. Contiguous lines go straight from the input to the output slot; strided ones (a transform
  * along a non-last axis) are copied through two per-part scratch lines.
  */
 final class VectorFftLine implements FftLine {
@@ -23,8 +25,8 @@ final class VectorFftLine implements FftLine {
     private final FftKind kind;
     private final int n;
     private final float scale;
-    private final Pow2FftF32 fft;
-    private final Pow2FftF32.Work[] work;    // per part
+    private final boolean halfReal;          // even-length real kind through a length-n/2 complex transform
+    private final ComplexFftF32[] fft;       // per part, bound to its workspace
     private final MemorySegment[] lineIn;    // per part: (length + 1) contiguous complex values
     private final MemorySegment[] lineOut;
     private final float[] hr;                // W_n^k, k <= n/2, for the real kinds
@@ -33,7 +35,11 @@ final class VectorFftLine implements FftLine {
     /** Whether a line of this kind and length takes the vector path. */
     static boolean supports(FftKind kind, int n) {
         boolean real = kind == FftKind.R2C || kind == FftKind.C2R;
-        return real ? n % 2 == 0 && Pow2FftF32.supports(n / 2) : Pow2FftF32.supports(n);
+        return takes(real && n % 2 == 0 ? n / 2 : n);
+    }
+
+    private static boolean takes(int len) {
+        return Pow2FftF32.supports(len) || BluesteinFftF32.supports(len);
     }
 
     VectorFftLine(FftKind kind, int n, double scale, int parts, LowerContext ctx) {
@@ -41,16 +47,27 @@ final class VectorFftLine implements FftLine {
         this.n = n;
         this.scale = (float) scale;
         boolean real = kind == FftKind.R2C || kind == FftKind.C2R;
-        this.fft = new Pow2FftF32(real ? n / 2 : n);
-        this.work = new Pow2FftF32.Work[parts];
+        this.halfReal = real && n % 2 == 0;
+        int len = halfReal ? n / 2 : n;
+        Pow2FftF32 pow2 = Pow2FftF32.supports(len) ? new Pow2FftF32(len) : null;
+        EvenBluesteinFftF32 even = pow2 == null && EvenBluesteinFftF32.supports(len) ? new EvenBluesteinFftF32(len) : null;
+        BluesteinFftF32 bluestein = pow2 == null && even == null ? new BluesteinFftF32(len) : null;
+        this.fft = new ComplexFftF32[parts];
         this.lineIn = new MemorySegment[parts];
         this.lineOut = new MemorySegment[parts];
         for (int p = 0; p < parts; p++) {
-            work[p] = fft.newWork();
-            lineIn[p] = ctx.scratch(8L * (fft.length() + 1));
-            lineOut[p] = ctx.scratch(8L * (fft.length() + 1));
+            if (pow2 != null) {
+                Pow2FftF32.Work w = pow2.newWork();
+                fft[p] = (in, inOff, out, outOff, s, inverse) -> pow2.transform(in, inOff, out, outOff, s, inverse, w);
+            } else if (even != null) {
+                fft[p] = even.bind(ctx.scratch(even.scratchBytes()));
+            } else {
+                fft[p] = bluestein.bind(ctx.scratch(bluestein.scratchBytes()));
+            }
+            lineIn[p] = ctx.scratch(8L * (len + 1));
+            lineOut[p] = ctx.scratch(8L * (len + 1));
         }
-        this.hr = new float[real ? n / 2 + 1 : 0];
+        this.hr = new float[halfReal ? n / 2 + 1 : 0];
         this.hi = new float[hr.length];
         Twiddles.fill(hr.length, 1, n, hr, hi);
     }
@@ -65,13 +82,17 @@ final class VectorFftLine implements FftLine {
                 if (!inDirect) {
                     copy(x, xOff, xStride, lineIn[part], 0, 2, n, 2);
                 }
-                fft.transform(inDirect ? x : lineIn[part], inDirect ? 4 * xOff : 0, outDirect ? y : lineOut[part],
-                        outDirect ? 4 * yOff : 0, scale, kind == FftKind.C2C_INVERSE, work[part]);
+                fft[part].transform(inDirect ? x : lineIn[part], inDirect ? 4 * xOff : 0,
+                        outDirect ? y : lineOut[part], outDirect ? 4 * yOff : 0, scale, kind == FftKind.C2C_INVERSE);
                 if (!outDirect) {
                     copy(lineOut[part], 0, 2, y, yOff, yStride, n, 2);
                 }
             }
             case R2C -> {
+                if (!halfReal) {
+                    oddForward(x, xOff, xStride, y, yOff, yStride, part);
+                    return;
+                }
                 boolean inDirect = xStride == 1;
                 boolean outDirect = yStride == 2;
                 if (!inDirect) {
@@ -79,22 +100,55 @@ final class VectorFftLine implements FftLine {
                 }
                 MemorySegment z = outDirect ? y : lineOut[part];
                 long zOff = outDirect ? yOff : 0;
-                fft.transform(inDirect ? x : lineIn[part], inDirect ? 4 * xOff : 0, z, 4 * zOff, 1f, false, work[part]);
+                fft[part].transform(inDirect ? x : lineIn[part], inDirect ? 4 * xOff : 0, z, 4 * zOff, 1f, false);
                 split(z, zOff);
                 if (!outDirect) {
                     copy(z, 0, 2, y, yOff, yStride, h + 1, 2);
                 }
             }
             case C2R -> {
+                if (!halfReal) {
+                    oddInverse(x, xOff, xStride, y, yOff, yStride, part);
+                    return;
+                }
                 boolean outDirect = yStride == 1;
                 merge(x, xOff, xStride, lineIn[part]);
-                fft.transform(lineIn[part], 0, outDirect ? y : lineOut[part], outDirect ? 4 * yOff : 0, scale, true,
-                        work[part]);
+                fft[part].transform(lineIn[part], 0, outDirect ? y : lineOut[part], outDirect ? 4 * yOff : 0, scale,
+                        true);
                 if (!outDirect) {
                     copy(lineOut[part], 0, 1, y, yOff, yStride, n, 1);
                 }
             }
         }
+    }
+
+    /** rfft of odd n: the real line as n complex values (zero imaginary parts), bins {@code 0..n/2} kept. */
+    private void oddForward(MemorySegment x, long xOff, long xStride, MemorySegment y, long yOff, long yStride,
+                            int part) {
+        MemorySegment in = lineIn[part];
+        for (int t = 0; t < n; t++) {
+            in.setAtIndex(JAVA_FLOAT, 2L * t, x.getAtIndex(JAVA_FLOAT, xOff + t * xStride));
+            in.setAtIndex(JAVA_FLOAT, 2L * t + 1, 0f);
+        }
+        fft[part].transform(in, 0, lineOut[part], 0, scale, false);
+        copy(lineOut[part], 0, 2, y, yOff, yStride, n / 2 + 1, 2);
+    }
+
+    /**
+     * irfft of odd n: bins {@code 0..n/2} extended to the Hermitian spectrum ({@code X[k] = conj X[n-k]}),
+     * inverse transformed as n complex values, the real parts kept.
+     */
+    private void oddInverse(MemorySegment x, long xOff, long xStride, MemorySegment y, long yOff, long yStride,
+                            int part) {
+        MemorySegment in = lineIn[part];
+        int bins = n / 2 + 1;
+        copy(x, xOff, xStride, in, 0, 2, bins, 2);
+        for (int k = bins; k < n; k++) {
+            in.setAtIndex(JAVA_FLOAT, 2L * k, in.getAtIndex(JAVA_FLOAT, 2L * (n - k)));
+            in.setAtIndex(JAVA_FLOAT, 2L * k + 1, -in.getAtIndex(JAVA_FLOAT, 2L * (n - k) + 1));
+        }
+        fft[part].transform(in, 0, lineOut[part], 0, scale, true);
+        copy(lineOut[part], 0, 2, y, yOff, yStride, n, 1);
     }
 
     /** In place: {@code Z = DFT_h(z)} at float offset {@code off} becomes bins {@code 0..h} of the real spectrum, scaled. */
