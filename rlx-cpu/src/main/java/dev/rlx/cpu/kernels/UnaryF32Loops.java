@@ -60,7 +60,8 @@ final class UnaryF32Loops {
     private static void gelu(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
             FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
-            VectorMath.gelu(v).intoMemorySegment(y, (yo + j) * 4, LE);
+            long at = (yo + j) * 4; // y's vector is written right after: 2^k for exp(-x^2) goes there first
+            VectorMath.gelu(v, y, at).intoMemorySegment(y, at, LE);
         }
     }
 
@@ -214,7 +215,8 @@ final class UnaryF32Loops {
     private static void erf(MemorySegment x, long xo, MemorySegment y, long yo, int n) {
         for (int j = 0; j < n; j += W) {
             FloatVector v = FloatVector.fromMemorySegment(F, x, (xo + j) * 4, LE);
-            VectorMath.erf(v).intoMemorySegment(y, (yo + j) * 4, LE);
+            long at = (yo + j) * 4;
+            VectorMath.erf(v, y, at).intoMemorySegment(y, at, LE);
         }
     }
 }

@@ -236,6 +236,23 @@ public final class VectorMath {
         return y.blend(y.neg(), x.compare(VectorOperators.LT, 0f));
     }
 
+    /**
+     * {@link #erf(FloatVector)} with {@code exp(-x^2)} by {@link #expNonPositive} (2^k built in {@code via}, as
+     * there): the same values (the two exps agree wherever 1 - erf is not already 1; a NaN may differ in sign), at
+     * about a third of the cost of the register-only exp's masked multiplies. For loops that store their result to
+     * native memory anyway. Written out rather than sharing a helper with {@link #erf(FloatVector)}: a shared
+     * vector helper (tried: the polynomial and blend in one method for both) made the gelu and erf loops box every
+     * vector, in AllocationFreeRunTest's JVM and in a probe, depending on what C2 had compiled first.
+     */
+    public static FloatVector erf(FloatVector x, MemorySegment via, long at) {
+        FloatVector a = x.abs();
+        FloatVector t = FloatVector.broadcast(F, 1f).div(a.fma(P, 1f));
+        FloatVector poly = t.fma(A5, A4).fma(t, FloatVector.broadcast(F, A3)).fma(t, FloatVector.broadcast(F, A2))
+                .fma(t, FloatVector.broadcast(F, A1)).mul(t);
+        FloatVector y = poly.mul(expNonPositive(a.mul(a).neg(), via, at)).neg().add(1f);
+        return y.blend(y.neg(), x.compare(VectorOperators.LT, 0f));
+    }
+
     /** Exact GELU {@code 0.5 x (1 + erf(x / sqrt 2))} via {@link #erf}. */
     public static float gelu(float x) {
         return 0.5f * x * (1f + erf(x * 0.70710678f));
@@ -243,6 +260,11 @@ public final class VectorMath {
 
     public static FloatVector gelu(FloatVector x) {
         return x.mul(0.5f).mul(erf(x.mul(0.70710678f)).add(1f));
+    }
+
+    /** {@link #gelu(FloatVector)}, the same bits, through {@link #erf(FloatVector, MemorySegment, long)}. */
+    public static FloatVector gelu(FloatVector x, MemorySegment via, long at) {
+        return x.mul(0.5f).mul(erf(x.mul(0.70710678f), via, at).add(1f));
     }
 
     private static final float SQRT_2_OVER_PI = 0.7978845608f;
