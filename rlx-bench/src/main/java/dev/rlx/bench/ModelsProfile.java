@@ -1,10 +1,15 @@
 package dev.rlx.bench;
 
+import dev.rlx.ir.Tensor;
+import dev.rlx.onnx.embed.MiniLm;
 import dev.rlx.opt.PrecisionPolicy;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * {@code ./rlx-bench/run models-profile NAME [runs=2000] [threads=1]}: one corpus model through RLX alone, run
+ * {@code ./rlx-bench/run models-profile NAME [runs=2000] [threads=1]}: one corpus model (or
+ * {@code minilm:fp32:128}) through RLX alone, run
  * that many times after its first run, with the steady mean per run printed; run with {@code RLX_TRACE=1} for
  * the per-kernel totals (printed when the graph is closed), which say where a model's time goes; {@code graph=1}
  * prints the compiled graph first (each kernel's op, attributes and shapes, to match the trace's {@code %id}s).
@@ -26,9 +31,7 @@ final class ModelsProfile {
                 graph = true;
             }
         }
-        CorpusModel m = CorpusModel.corpus().stream().filter(c -> c.name().equals(name)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no corpus model " + name));
-        try (RlxModel r = new RlxModel(m.file(), m.makeInputs(), threads, PrecisionPolicy.F32)) {
+        try (RlxModel r = open(name, threads)) {
             System.out.printf("%s: load %.0f ms, import %.0f ms, compile %.0f ms, first run %.0f ms, %d kernels%n",
                     name, r.loadMs, r.importMs, r.compileMs, r.firstRunMs, r.kernels());
             if (graph) {
@@ -45,5 +48,20 @@ final class ModelsProfile {
             System.out.printf("%s: %.4f ms per run over %d runs after %d warm-up runs (%d thread(s))%n", name,
                     (System.nanoTime() - t0) / 1e6 / runs, runs, warm, threads);
         }
+    }
+
+    /** A corpus model by name, or {@code minilm:<fp32|int8>:<seq>}: all-MiniLM-L6-v2 on batch 1 (as in paired). */
+    private static RlxModel open(String name, int threads) {
+        if (name.startsWith("minilm:")) {
+            String[] p = name.split(":");
+            MiniLm which = p[1].equals("int8") ? MiniLm.INT8 : MiniLm.FP32;
+            int seq = Integer.parseInt(p[2]);
+            Map<String, Tensor> in = new LinkedHashMap<>();
+            MiniLmBenchmark.tokens(seq).forEach((k, v) -> in.put(k, Tensor.of(v, 1, seq)));
+            return new RlxModel(which::model, in, threads, PrecisionPolicy.F32);
+        }
+        CorpusModel m = CorpusModel.corpus().stream().filter(c -> c.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no corpus model " + name));
+        return new RlxModel(m.file(), m.makeInputs(), threads, PrecisionPolicy.F32);
     }
 }

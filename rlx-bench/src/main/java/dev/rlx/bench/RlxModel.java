@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * A model file imported and compiled by RLX for its inputs' shapes and values, inputs set once: the RLX side of
@@ -28,8 +29,13 @@ final class RlxModel implements Runnable, AutoCloseable {
     final double firstRunMs;
 
     RlxModel(Path file, Map<String, Tensor> inputs, int threads, PrecisionPolicy precision) {
+        this(() -> OnnxModel.load(file), inputs, threads, precision);
+    }
+
+    /** As {@link #RlxModel(Path, Map, int, PrecisionPolicy)}, the model read by {@code load} (timed as the load). */
+    RlxModel(Supplier<OnnxModel> load, Map<String, Tensor> inputs, int threads, PrecisionPolicy precision) {
         long t0 = System.nanoTime();
-        OnnxModel m = OnnxModel.load(file);
+        OnnxModel m = load.get();
         long t1 = System.nanoTime();
         OnnxGraph g = m.importGraph(OnnxBinding.of(inputs));
         long t2 = System.nanoTime();

@@ -17,8 +17,8 @@ import java.util.Map;
  * {@code sgemm:1024,softmax:4096x4096} times softmax after SGEMM's kernels were compiled), warms RLX up, then
  * alternates one-second blocks of RLX and of the case's peer (ONNX Runtime, OpenBLAS, a memory copy...) as
  * {@code paired} does. Per JVM and case it prints RLX's median over the blocks and its spread (slowest block over
- * the median), the peer's median and the ratio peer / RLX; then, per case, the slowest JVM over the fastest for
- * RLX, for the peer and for the ratio. The peer is the control: on this shared machine the host drifts by a third
+ * the median), the peer's median and spread, the ratio peer / RLX and the spread of the per-round RLX/peer
+ * ratio; then, per case, the slowest JVM over the fastest for RLX, for the peer and for the ratio. The peer is the control: on this shared machine the host drifts by a third
  * within minutes, which moves both sides; a JIT mode that compiles RLX's kernels worse in some processes moves
  * RLX and the ratio only. Cases are those of {@code paired} (see {@link ModelCases} and {@link CpuSuiteCases}).
  */
@@ -39,6 +39,22 @@ final class Stability {
 
         double spread() {
             return Arrays.stream(rlx).max().orElseThrow() / rlxMedian();
+        }
+
+        double peerSpread() {
+            return Arrays.stream(peer).max().orElseThrow() / peerMedian();
+        }
+
+        /**
+         * The slowest round's RLX/peer time over the median round's: RLX's own spread with the host's drift (which
+         * moves the peer's block next to it too) taken out.
+         */
+        double relativeSpread() {
+            double[] r = new double[rlx.length];
+            for (int i = 0; i < r.length; i++) {
+                r[i] = rlx[i] / peer[i];
+            }
+            return Arrays.stream(r).max().orElseThrow() / median(r);
         }
     }
 
@@ -69,9 +85,10 @@ final class Stability {
             for (Map.Entry<String, Blocks> e : run.entrySet()) {
                 Blocks b = e.getValue();
                 byCase.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(b);
-                System.out.printf(Locale.ROOT, "JVM %2d %-22s RLX %9.4f ms (max/median %.3f)  peer %9.4f ms  "
-                        + "peer/RLX %.3f%n", j + 1, e.getKey(), b.rlxMedian(), b.spread(), b.peerMedian(),
-                        b.peerMedian() / b.rlxMedian());
+                System.out.printf(Locale.ROOT, "JVM %2d %-22s RLX %9.4f ms (max/median %.3f)  peer %9.4f ms "
+                        + "(max/median %.3f)  peer/RLX %.3f (round RLX/peer max/median %.3f)%n", j + 1, e.getKey(),
+                        b.rlxMedian(), b.spread(), b.peerMedian(), b.peerSpread(), b.peerMedian() / b.rlxMedian(),
+                        b.relativeSpread());
             }
         }
         for (Map.Entry<String, List<Blocks>> e : byCase.entrySet()) {
@@ -80,9 +97,12 @@ final class Stability {
             double[] peer = l.stream().mapToDouble(Blocks::peerMedian).toArray();
             double[] ratio = l.stream().mapToDouble(b -> b.peerMedian() / b.rlxMedian()).toArray();
             double spread = l.stream().mapToDouble(Blocks::spread).max().orElseThrow();
+            double peerSpread = l.stream().mapToDouble(Blocks::peerSpread).max().orElseThrow();
+            double relative = l.stream().mapToDouble(Blocks::relativeSpread).max().orElseThrow();
             System.out.printf(Locale.ROOT, "%s: slowest JVM / fastest JVM: RLX %.3f, peer %.3f, ratio max/min %.3f "
-                    + "(median ratio %.3f); worst within-JVM RLX max/median %.3f%n", e.getKey(), maxOverMin(rlx),
-                    maxOverMin(peer), maxOverMin(ratio), median(ratio), spread);
+                    + "(median ratio %.3f); worst within-JVM max/median: RLX %.3f, peer %.3f, round RLX/peer %.3f%n",
+                    e.getKey(), maxOverMin(rlx), maxOverMin(peer), maxOverMin(ratio), median(ratio), spread,
+                    peerSpread, relative);
         }
     }
 
