@@ -11,8 +11,8 @@ import java.util.Map;
  * {@code ./rlx-bench/run models-profile NAME [runs=2000] [threads=1]}: one corpus model (or
  * {@code minilm:fp32:128}) through RLX alone, run
  * that many times after its first run, with the steady mean per run printed; run with {@code RLX_TRACE=1} for
- * the per-kernel totals (printed when the graph is closed), which say where a model's time goes; {@code graph=1}
- * prints the compiled graph first (each kernel's op, attributes and shapes, to match the trace's {@code %id}s).
+ * the per-kernel totals (printed when the graph is closed), which say where a model's time goes; {@code before=NAME} compiles and runs another model
+ * first (a quarter of the runs; for compile-order effects); {@code graph=1} prints the compiled graph first (each kernel's op, attributes and shapes, to match the trace's {@code %id}s).
  */
 final class ModelsProfile {
     private ModelsProfile() {}
@@ -22,6 +22,7 @@ final class ModelsProfile {
         int runs = 2000;
         int threads = 1;
         boolean graph = false;
+        String before = null;
         for (String a : List.of(args).subList(1, args.length)) {
             if (a.startsWith("runs=")) {
                 runs = Integer.parseInt(a.substring(5));
@@ -29,6 +30,15 @@ final class ModelsProfile {
                 threads = Integer.parseInt(a.substring(8));
             } else if (a.equals("graph=1")) {
                 graph = true;
+            } else if (a.startsWith("before=")) {
+                before = a.substring(7);
+            }
+        }
+        if (before != null) { // another model compiled and warmed up first: does its JIT state slow this one?
+            try (RlxModel b = open(before, threads)) {
+                for (int i = 0; i < runs / 4; i++) {
+                    b.run();
+                }
             }
         }
         try (RlxModel r = open(name, threads)) {
