@@ -59,8 +59,7 @@ public class MiniLmBenchmark {
     public void setUp() throws Exception {
         MiniLm which = model.equals("int8") ? MiniLm.INT8 : MiniLm.FP32;
         Map<String, long[]> data = tokens(seq);
-        Map<String, Tensor> in = new LinkedHashMap<>();
-        data.forEach((k, v) -> in.put(k, Tensor.of(v, 1, seq)));
+        Map<String, Tensor> in = inputs(data, seq);
         session = new Session(Device.CPU, CompileOptions.defaults().withThreads(threads));
         rlx = which.model().importGraph(OnnxBinding.of(in)).compile(session);
         for (String name : rlx.inputNames()) {
@@ -83,6 +82,13 @@ public class MiniLmBenchmark {
         data.put("attention_mask", mask);
         data.put("token_type_ids", new long[seq]);
         return data;
+    }
+
+    /** {@link #tokens} as the model's [1, seq] input tensors. */
+    static Map<String, Tensor> inputs(Map<String, long[]> tokens, int seq) {
+        Map<String, Tensor> in = new LinkedHashMap<>();
+        tokens.forEach((k, v) -> in.put(k, Tensor.of(v, 1, seq)));
+        return in;
     }
 
     @TearDown(Level.Trial)

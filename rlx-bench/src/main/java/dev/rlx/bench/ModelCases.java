@@ -13,7 +13,6 @@ import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.CompiledGraph;
 import dev.rlx.runtime.Device;
 import dev.rlx.runtime.Session;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
 import org.jtransforms.fft.FloatFFT_1D;
@@ -62,8 +61,7 @@ final class ModelCases {
         }
         MiniLm which = model.equals("int8") ? MiniLm.INT8 : MiniLm.FP32;
         Map<String, long[]> data = MiniLmBenchmark.tokens(seq);
-        Map<String, Tensor> in = new LinkedHashMap<>();
-        data.forEach((k, v) -> in.put(k, Tensor.of(v, 1, seq)));
+        Map<String, Tensor> in = MiniLmBenchmark.inputs(data, seq);
         CompiledGraph[] compiled = new CompiledGraph[1];
         CpuSuiteCases.OrtPeer ort = CpuSuiteCases.OrtPeer.ofLongs(which.modelBytes(), data, new long[] {1, seq}, threads);
         CpuSuiteCase c = new CpuSuiteCase(info, () -> compiled[0].run(), ort);
@@ -77,8 +75,7 @@ final class ModelCases {
     }
 
     private static CpuSuiteCase rlxInt8VsFp32(CpuSuiteCase.Info info, int seq, int threads) {
-        Map<String, Tensor> in = new LinkedHashMap<>();
-        MiniLmBenchmark.tokens(seq).forEach((k, v) -> in.put(k, Tensor.of(v, 1, seq)));
+        Map<String, Tensor> in = MiniLmBenchmark.inputs(MiniLmBenchmark.tokens(seq), seq);
         CompiledGraph[] compiled = new CompiledGraph[2];
         CpuSuiteCase c = new CpuSuiteCase(info, () -> compiled[0].run(), () -> compiled[1].run());
         Session s = c.own(new Session(Device.CPU, CompileOptions.defaults().withThreads(threads)));

@@ -1,18 +1,16 @@
 package dev.rlx.bench;
 
-import dev.rlx.ir.Tensor;
 import dev.rlx.onnx.embed.MiniLm;
 import dev.rlx.opt.PrecisionPolicy;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
- * {@code ./rlx-bench/run models-profile NAME [runs=2000] [threads=1]}: one corpus model (or
- * {@code minilm:fp32:128}) through RLX alone, run
- * that many times after its first run, with the steady mean per run printed; run with {@code RLX_TRACE=1} for
- * the per-kernel totals (printed when the graph is closed), which say where a model's time goes; {@code before=NAME} compiles and runs another model
- * first (a quarter of the runs; for compile-order effects); {@code graph=1} prints the compiled graph first (each kernel's op, attributes and shapes, to match the trace's {@code %id}s).
+ * {@code ./rlx-bench/run models-profile NAME [runs=2000] [threads=1] [graph=1] [before=NAME]}: one corpus model (or
+ * {@code minilm:<fp32|int8>:<seq>}) through RLX alone, run that many times after its first run, with the steady
+ * mean per run printed; run with {@code RLX_TRACE=1} for the per-kernel totals (printed when the graph is closed),
+ * which say where a model's time goes. {@code before=NAME} compiles and runs another model first (a quarter of the
+ * runs), for compile-order effects; {@code graph=1} prints the compiled graph first (each kernel's op, attributes
+ * and shapes, to match the trace's {@code %id}s).
  */
 final class ModelsProfile {
     private ModelsProfile() {}
@@ -64,11 +62,13 @@ final class ModelsProfile {
     private static RlxModel open(String name, int threads) {
         if (name.startsWith("minilm:")) {
             String[] p = name.split(":");
+            if (p.length != 3 || !(p[1].equals("fp32") || p[1].equals("int8")) || !p[2].matches("[1-9][0-9]{0,3}")) {
+                throw new IllegalArgumentException("expected minilm:<fp32|int8>:<sequence length>, got " + name);
+            }
             MiniLm which = p[1].equals("int8") ? MiniLm.INT8 : MiniLm.FP32;
             int seq = Integer.parseInt(p[2]);
-            Map<String, Tensor> in = new LinkedHashMap<>();
-            MiniLmBenchmark.tokens(seq).forEach((k, v) -> in.put(k, Tensor.of(v, 1, seq)));
-            return new RlxModel(which::model, in, threads, PrecisionPolicy.F32);
+            return new RlxModel(which::model, MiniLmBenchmark.inputs(MiniLmBenchmark.tokens(seq), seq), threads,
+                    PrecisionPolicy.F32);
         }
         CorpusModel m = CorpusModel.corpus().stream().filter(c -> c.name().equals(name)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no corpus model " + name));

@@ -262,7 +262,7 @@ public final class VectorMath {
         return x.mul(0.5f).mul(erf(x.mul(0.70710678f)).add(1f));
     }
 
-    /** {@link #gelu(FloatVector)}, the same bits, through {@link #erf(FloatVector, MemorySegment, long)}. */
+    /** {@link #gelu(FloatVector)}, the same values (a NaN's sign aside), through {@link #erf(FloatVector, MemorySegment, long)}. */
     public static FloatVector gelu(FloatVector x, MemorySegment via, long at) {
         return x.mul(0.5f).mul(erf(x.mul(0.70710678f), via, at).add(1f));
     }
