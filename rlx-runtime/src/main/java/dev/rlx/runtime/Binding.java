@@ -3,6 +3,7 @@ package dev.rlx.runtime;
 import dev.rlx.ir.DType;
 import dev.rlx.ir.Elements;
 import dev.rlx.ir.Shape;
+import dev.rlx.runtime.spi.WriteCount;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.function.Consumer;
@@ -21,6 +22,8 @@ final class Binding {
     private final Consumer<MemorySegment> upload; // null when bytes is the slot
     private final String readOnly; // why writes are refused, or null
     volatile boolean isSet;
+    /** Writes so far; a backend's copy of the bytes in another layout is refreshed when this moves. */
+    final WriteCount writes = new WriteCount();
 
     /**
      * A slot of {@code shape}: {@code host} its host bytes, or null when the memory is a device's, in which
@@ -90,6 +93,7 @@ final class Binding {
             upload.accept(bytes);
         }
         isSet = true;
+        writes.bump();
     }
 
     /** Throws what {@link #set(float[])} would throw for {@code src}, writing nothing. */

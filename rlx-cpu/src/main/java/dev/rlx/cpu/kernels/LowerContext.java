@@ -3,6 +3,7 @@ package dev.rlx.cpu.kernels;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Value;
 import dev.rlx.runtime.OpRegistry;
+import dev.rlx.runtime.spi.WriteCount;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
@@ -55,6 +56,25 @@ public interface LowerContext {
      */
     SubProgram body(Node n, int index);
 
+    /**
+     * How often {@code v}'s bytes have been written when they change only through the runtime's setters
+     * ({@link WriteCount#NEVER} for a constant), or null when they may change at any time (an activation, an
+     * input, memory bound by reference). A kernel that keeps a copy of {@code v} in its own layout refreshes it
+     * when the count moves.
+     */
+    default WriteCount writeCount(Value v) {
+        return null;
+    }
+
+    /**
+     * Zeroed memory kept across runs for a kernel's copy of a weight in its own layout (a pre-packed matmul
+     * operand), or null when the graph's budget for such copies ({@code RLX_PREPACK_MB}) would be exceeded:
+     * the kernel then works from the weight itself. 64-byte aligned.
+     */
+    default MemorySegment weightCopy(long bytes) {
+        return null;
+    }
+
     /** This context with {@code replaced} values read from other memory (everything else as here). */
     default LowerContext replacing(Map<Value, Buf> replaced) {
         LowerContext outer = this;
@@ -98,6 +118,16 @@ public interface LowerContext {
             @Override
             public SubProgram body(Node n, int index) {
                 return outer.body(n, index);
+            }
+
+            @Override
+            public WriteCount writeCount(Value v) {
+                return replaced.containsKey(v) ? null : outer.writeCount(v);
+            }
+
+            @Override
+            public MemorySegment weightCopy(long bytes) {
+                return outer.weightCopy(bytes);
             }
         };
     }

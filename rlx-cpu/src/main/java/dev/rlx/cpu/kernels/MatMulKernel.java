@@ -7,6 +7,7 @@ import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
 import dev.rlx.ir.Shape;
 import dev.rlx.runtime.CompileException;
+import dev.rlx.runtime.spi.WriteCount;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
@@ -66,6 +67,15 @@ public final class MatMulKernel implements Kernel, RangeTask {
     private final MemorySegment partials;   // one partial C of m x n floats per block of K, splitK only
     private boolean reducing;               // splitK: which pass range() runs
     private final WorkCursor cursor = new WorkCursor(); // pieces of C, taken by the parts as they finish
+    /**
+     * A weight B (a param written only through the runtime, or a constant) packed whole, once, instead of per
+     * call: MiniLM spent an eighth of its time packing its weights again on every run. Re-packed on the run after
+     * the weight is written ({@link #bWrites} moved past {@link #packedAt}); null when B may change between runs
+     * or the graph's budget for weight copies is spent.
+     */
+    private final MemorySegment packedB;
+    private final WriteCount bWrites;
+    private long packedAt = -1;
 
     private MatMulKernel(Node node, LowerContext ctx, boolean transA, boolean transB) {
         this.transA = transA;
@@ -153,6 +163,20 @@ public final class MatMulKernel implements Kernel, RangeTask {
                 workspaces[p] = Sgemm.Workspace.of(ctx.workspace(Sgemm.Workspace.bytes(cols)), cols);
             }
         }
+        WriteCount writes = path == Path.PACKED && native_ == null && oneB(offsets[1]) && k > 0
+                ? ctx.writeCount(node.inputs().get(1)) : null;
+        this.packedB = writes == null ? null : ctx.weightCopy(4 * Sgemm.packedWholeFloats(k, n));
+        this.bWrites = packedB == null ? null : writes;
+    }
+
+    /** Whether every batch reads the same B (a weight broadcast over A's batch). */
+    private static boolean oneB(long[] bOffsets) {
+        for (long o : bOffsets) {
+            if (o != bOffsets[0]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     public static Kernel of(Node node, LowerContext ctx) {
@@ -242,6 +266,11 @@ public final class MatMulKernel implements Kernel, RangeTask {
         if (blas != null) {
             runNative();
             return;
+        }
+        if (bWrites != null && bWrites.get() != packedAt) {
+            long at = bWrites.get(); // read first: a write racing the packing is seen next run
+            Sgemm.packWhole(bMats[0], k, n, packedB, workspaces[0].tile());
+            packedAt = at;
         }
         cursor.reset(units, parts);
         if (splitK) {
@@ -352,7 +381,11 @@ public final class MatMulKernel implements Kernel, RangeTask {
                 if (hook != null) {
                     hook.batch = batch;
                 }
-                Sgemm.multiply(am, bm, c, cOff, n, r0, r1, c0, c1, 0, k, workspaces[part], hook);
+                if (packedB != null) {
+                    Sgemm.multiplyPacked(am, packedB, k, c, cOff, n, r0, r1, c0, c1, workspaces[part], hook);
+                } else {
+                    Sgemm.multiply(am, bm, c, cOff, n, r0, r1, c0, c1, 0, k, workspaces[part], hook);
+                }
                 return;
             }
         }

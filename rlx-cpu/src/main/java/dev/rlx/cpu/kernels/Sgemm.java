@@ -102,6 +102,19 @@ final class Sgemm {
     }
 
     /**
+     * {@link #multiply} with B already packed whole by {@link #packWhole} ({@code packed}, for a B of depth
+     * {@code k}): no packing per call. {@code c0} must be a multiple of {@link #NR} and the product's range of
+     * K is all of it. The same tiles, in the same order, as packing per call: the same bits.
+     */
+    static void multiplyPacked(Mat a, MemorySegment packed, int k, MemorySegment c, long cOff, long ldc, int r0,
+                               int r1, int c0, int c1, Workspace ws, TileHook hook) {
+        if (c0 % NR != 0) {
+            throw new IllegalArgumentException("a pre-packed B starts at a panel: column " + c0);
+        }
+        product(a, null, false, packed, k, c, cOff, ldc, r0, r1, c0, c1, 0, k, ws, hook);
+    }
+
+    /**
      * {@link #multiply}, saying whether to read a row-major B's full-width panels in place ({@code bInPlace})
      * rather than pack them: right for few rows, where each packed panel would be used only a few times, and
      * for a B the caller has just written into a cache-sized scratch (im2col's column matrix: packing it
@@ -109,6 +122,13 @@ final class Sgemm {
      */
     static void multiply(Mat a, Mat b, boolean bInPlace, MemorySegment c, long cOff, long ldc, int r0, int r1,
                          int c0, int c1, int p0, int p1, Workspace ws, TileHook hook) {
+        product(a, b, bInPlace, null, 0, c, cOff, ldc, r0, r1, c0, c1, p0, p1, ws, hook);
+    }
+
+    /** The blocked product: B from {@code packed} (whole, depth {@code packedK}) when not null, else from {@code b}. */
+    private static void product(Mat a, Mat b, boolean bInPlace, MemorySegment packed, int packedK, MemorySegment c,
+                                long cOff, long ldc, int r0, int r1, int c0, int c1, int p0, int p1, Workspace ws,
+                                TileHook hook) {
         int m = r1 - r0;
         int n = c1 - c0;
         if (m <= 0 || n <= 0) {
@@ -124,14 +144,14 @@ final class Sgemm {
             return;
         }
         // full-width panels of a row-major B read in place: its rows are NR contiguous floats, B's row stride apart
-        boolean inPlace = NV == 4 && b.colStride() == 1 && bInPlace;
+        boolean inPlace = packed == null && NV == 4 && b.colStride() == 1 && bInPlace;
         for (int jc = c0; jc < c1; jc += NC) {
             int nc = Math.min(NC, c1 - jc);
             for (int pc = p0; pc < p1; pc += KC) {
                 int kc = Math.min(KC, p1 - pc);
                 boolean first = pc == p0;
                 boolean last = pc + kc == p1;
-                if (!inPlace) {
+                if (!inPlace && packed == null) {
                     packB(b, pc, kc, jc, nc, ws.packB(), ws.tile());
                 }
                 for (int ic = r0; ic < r1; ic += MC) {
@@ -141,7 +161,10 @@ final class Sgemm {
                         MemorySegment bs = ws.packB();
                         long bp = (long) jr * kc;
                         long bStep = NR;
-                        if (inPlace && nr == NR) {
+                        if (packed != null) { // panel (jc + jr) / NR of the whole packed B, rows from pc
+                            bs = packed;
+                            bp = (long) (jc + jr) * packedK + (long) pc * NR;
+                        } else if (inPlace && nr == NR) {
                             bs = b.seg();
                             bp = b.offset() + (long) pc * b.rowStride() + jc + jr;
                             bStep = b.rowStride();
@@ -247,6 +270,20 @@ final class Sgemm {
                 at += NR;
             }
         }
+    }
+
+    /** Floats {@link #packWhole} writes for a B of {@code k} rows and {@code n} columns. */
+    static long packedWholeFloats(int k, int n) {
+        return (long) k * ((n + NR - 1) / NR * NR);
+    }
+
+    /**
+     * Packs all of B ({@code k x n}) for {@link #multiplyPacked}: panel q (columns from q*NR) holds, for each of
+     * the k rows, its NR values, at {@code q*NR*k}; so a slice of K rows of a panel is contiguous, as packing
+     * per call makes it. {@code tmp} is a workspace's tile.
+     */
+    static void packWhole(Mat b, int k, int n, MemorySegment dst, MemorySegment tmp) {
+        packB(b, 0, k, 0, n, dst, tmp);
     }
 
     /**
