@@ -23,8 +23,8 @@ import org.visnow.jlargearrays.ConcurrencyUtils;
  * Whole-model and FFT cases for the alternated runs ({@code ./rlx-bench/run paired minilm:fp32:128 fft:real:12}), timed
  * per call: {@code minilm:<fp32|int8>:<seq>} is all-MiniLM-L6-v2 on batch 1 against ONNX Runtime's CPU provider with
  * the same thread count (as {@link MiniLmBenchmark}), {@code minilm:int8-fp32:<seq>} RLX's int8 model against RLX's
- * fp32 one; {@code fft:<complex|real>:<log2 n>} is one-thread f32 FFT
- * against JTransforms (as {@link FftBenchmark}, each call copying its input in).
+ * fp32 one; {@code fft:<complex|real>:<log2 n>} (or {@code :n<length>} for any length, such as {@code fft:real:n4093})
+ * is one-thread f32 FFT against JTransforms (as {@link FftBenchmark}, each call copying its input in).
  */
 final class ModelCases {
     private ModelCases() {}
@@ -39,14 +39,23 @@ final class ModelCases {
             return new CpuSuiteCase.Info("minilm " + p[1], "1x" + p[2], CpuSuiteCase.Unit.MS, 1,
                     p[1].equals(INT8_VS_FP32) ? "rlx fp32" : "onnxruntime");
         }
-        int n = 1 << Integer.parseInt(p[2]);
-        return new CpuSuiteCase.Info("fft " + p[1], String.valueOf(n), CpuSuiteCase.Unit.MS, 1, "jtransforms");
+        return new CpuSuiteCase.Info("fft " + p[1], String.valueOf(fftLength(p[2])), CpuSuiteCase.Unit.MS, 1,
+                "jtransforms");
+    }
+
+    /** An FFT case's length: {@code n<length>} as written, else a power of two given by its log2. */
+    private static int fftLength(String spec) {
+        int n = spec.startsWith("n") ? Integer.parseInt(spec.substring(1)) : 1 << Integer.parseInt(spec);
+        if (n < 2 || n > 1 << 24) {
+            throw new IllegalArgumentException("fft length " + spec + ": between 2 and 2^24 points");
+        }
+        return n;
     }
 
     static CpuSuiteCase create(String id, int threads) throws Exception {
         String[] p = id.split(":");
         return p[0].equals("minilm") ? miniLm(info(id), p[1], Integer.parseInt(p[2]), threads)
-                : fft(info(id), p[1].equals("complex"), Integer.parseInt(p[2]));
+                : fft(info(id), p[1].equals("complex"), fftLength(p[2]));
     }
 
     /**
@@ -89,8 +98,7 @@ final class ModelCases {
         return c;
     }
 
-    private static CpuSuiteCase fft(CpuSuiteCase.Info info, boolean complex, int log2n) {
-        int n = 1 << log2n;
+    private static CpuSuiteCase fft(CpuSuiteCase.Info info, boolean complex, int n) {
         float[] input = new float[complex ? 2 * n : n];
         Random r = new Random(1);
         for (int i = 0; i < input.length; i++) {
