@@ -21,6 +21,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -73,14 +74,12 @@ class PrepackedWeightsTest {
         return g;
     }
 
-    private static float[] runOnce(Graph g, float[] x, float[] w, int threads, String prepackMb) {
+    /** {@code work} with the RLX_PREPACK_MB setting at {@code mb} (restored after). */
+    private static <T> T withPrepackMb(String mb, Supplier<T> work) {
         String before = System.getProperty("RLX_PREPACK_MB");
-        System.setProperty("RLX_PREPACK_MB", prepackMb);
-        try (Session s = new Session(Device.CPU, CompileOptions.defaults().withThreads(threads));
-             CompiledGraph c = s.compile(g)) {
-            c.setParam("w", w);
-            c.run(Map.of("x", x));
-            return c.run(Map.of("x", x)).get(0); // the second run reads the packed copy made by the first
+        System.setProperty("RLX_PREPACK_MB", mb);
+        try {
+            return work.get();
         } finally {
             if (before == null) {
                 System.clearProperty("RLX_PREPACK_MB");
@@ -88,6 +87,17 @@ class PrepackedWeightsTest {
                 System.setProperty("RLX_PREPACK_MB", before);
             }
         }
+    }
+
+    private static float[] runOnce(Graph g, float[] x, float[] w, int threads, String prepackMb) {
+        return withPrepackMb(prepackMb, () -> {
+            try (Session s = new Session(Device.CPU, CompileOptions.defaults().withThreads(threads));
+                 CompiledGraph c = s.compile(g)) {
+                c.setParam("w", w);
+                c.run(Map.of("x", x));
+                return c.run(Map.of("x", x)).get(0); // the second run reads the packed copy made by the first
+            }
+        });
     }
 
     @ParameterizedTest(name = "{0}x{1}x{2} transB={3} threads={4}")
@@ -193,26 +203,15 @@ class PrepackedWeightsTest {
     @Test
     void weightCopiesCountAsTheGraphsMemory() {
         int m = 64, k = 256, n = 512;
-        long withCopies;
-        long without;
-        String before = System.getProperty("RLX_PREPACK_MB");
-        try (Session s = new Session(Device.CPU)) {
-            System.setProperty("RLX_PREPACK_MB", "256");
-            try (CompiledGraph c = s.compile(linear(m, k, n, false))) {
-                withCopies = c.deviceBytes();
-            }
-            System.setProperty("RLX_PREPACK_MB", "0");
-            try (CompiledGraph c = s.compile(linear(m, k, n, false))) {
-                without = c.deviceBytes();
-            }
-        } finally {
-            if (before == null) {
-                System.clearProperty("RLX_PREPACK_MB");
-            } else {
-                System.setProperty("RLX_PREPACK_MB", before);
-            }
-        }
+        long withCopies = withPrepackMb("256", () -> deviceBytes(linear(m, k, n, false)));
+        long without = withPrepackMb("0", () -> deviceBytes(linear(m, k, n, false)));
         assertTrue(withCopies - without >= 4L * k * n, "the packed copy of the " + k + "x" + n + " weight: "
                 + withCopies + " vs " + without + " bytes");
+    }
+
+    private static long deviceBytes(Graph g) {
+        try (Session s = new Session(Device.CPU); CompiledGraph c = s.compile(g)) {
+            return c.deviceBytes();
+        }
     }
 }
