@@ -22,6 +22,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Random;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -197,7 +198,9 @@ class QuantMatMulTest {
         assertThrows(ShapeException.class, () -> g.quantMatMul(xi, w, WeightFormat.Q8_0));
     }
 
+    /** Tagged {@code allocation}: run in the allocation tests' JVM (-Xbatch), where C2's code does not depend on other tests' profiles. */
     @Test
+    @Tag("allocation")
     void run_allocatesNothing() {
         for (WeightFormat f : new WeightFormat[] {WeightFormat.Q8_0, WeightFormat.Q4_0, WeightFormat.F16,
                 WeightFormat.Q4_K, WeightFormat.Q5_K, WeightFormat.Q6_K}) {

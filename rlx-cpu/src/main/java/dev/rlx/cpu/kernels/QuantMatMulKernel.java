@@ -49,6 +49,13 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
     private final Parallel parallel;
     /** Per worker thread: one decoded weight row (native floats), for the formats not decoded in registers. */
     private final ThreadLocal<MemorySegment> rowScratch;
+    /**
+     * Four vectors of lane sums per thread. Every accumulator leaves a kernel method through this memory and is
+     * added lane by lane there: a vector handed to a method that C2 does not inline is boxed, an allocation per
+     * output, and whether C2 inlines a helper depends on the call-site counts that tiered profiling happened
+     * to record (a {@code sumLanes} call in the Q8_0 kernel was boxed on an AMD EPYC, "low call site frequency").
+     */
+    private final ThreadLocal<MemorySegment> laneScratch;
     private final ThreadLocal<float[]> rowArray;
 
     private QuantMatMulKernel(Node node, LowerContext ctx) {
@@ -63,8 +70,9 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
         this.n = wb.shape().dim(0);
         this.rowBytes = wb.shape().dim(1);
         this.parallel = ctx.parallel();
-        long scratchBytes = 4L * (Math.max(k, 4 * L) + L); // a decoded row, or q8Quad's four lane sums
-        this.rowScratch = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(scratchBytes, 64));
+        long rowBytesScratch = 4L * Math.max(k, L); // a decoded row
+        this.rowScratch = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(rowBytesScratch, 64));
+        this.laneScratch = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(4L * 4 * L, 64));
         this.rowArray = ThreadLocal.withInitial(() -> new float[k]);
     }
 
@@ -83,19 +91,20 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
     public void range(int from, int to) {
         // one loop per format, chosen once per range: a format test inside the block loop made C2's code for the
         // decode path several times slower from DRAM than the same arithmetic on its own
+        MemorySegment lanes = laneScratch.get();
         switch (format) {
             case F32 -> {
                 for (int j = from; j < to; j++) {
-                    floatRows(w, j * rowBytes, j);
+                    floatRows(w, j * rowBytes, j, lanes);
                 }
             }
-            case Q8_0 -> q8Rows(from, to);
-            case Q4_0 -> q4Rows(from, to);
+            case Q8_0 -> q8Rows(from, to, lanes);
+            case Q4_0 -> q4Rows(from, to, lanes);
             case F16, BF16 -> {
                 MemorySegment row = rowScratch.get();
                 for (int j = from; j < to; j++) {
                     widenHalfRow(j * rowBytes, row);
-                    floatRows(row, 0, j);
+                    floatRows(row, 0, j, lanes);
                 }
             }
             case Q4_K, Q5_K -> {
@@ -103,14 +112,14 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
                 boolean five = format == WeightFormat.Q5_K;
                 for (int j = from; j < to; j++) {
                     KQuantRows.q45K(w, j * rowBytes, row, k, five);
-                    floatRows(row, 0, j);
+                    floatRows(row, 0, j, lanes);
                 }
             }
             case Q6_K -> {
                 MemorySegment row = rowScratch.get();
                 for (int j = from; j < to; j++) {
                     KQuantRows.q6K(w, j * rowBytes, row, k);
-                    floatRows(row, 0, j);
+                    floatRows(row, 0, j, lanes);
                 }
             }
             default -> {
@@ -119,7 +128,7 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
                 for (int j = from; j < to; j++) {
                     format.decode(w, j * rowBytes, decoded, 0, k);
                     MemorySegment.copy(decoded, 0, row, ValueLayout.JAVA_FLOAT, 0, k);
-                    floatRows(row, 0, j);
+                    floatRows(row, 0, j, lanes);
                 }
             }
         }
@@ -133,8 +142,7 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
     private static final int PER_BLOCK = 32 / L;   // vectors per 32-element block
     private static final int Q4_HALF = 16 / L;     // vectors per nibble half of a Q4_0 block
 
-    private void q8Rows(int from, int to) {
-        MemorySegment lanes = rows >= 4 ? rowScratch.get() : null;
+    private void q8Rows(int from, int to, MemorySegment lanes) {
         for (int j = from; j < to; j++) {
             long wo = j * rowBytes;
             int m = 0;
@@ -142,10 +150,10 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
                 q8Quad(wo, j, m, lanes);
             }
             for (; m + 1 < rows; m += 2) {
-                q8Pair(wo, j, m);
+                q8Pair(wo, j, m, lanes);
             }
             if (m < rows) {
-                q8One(wo, j, m);
+                q8One(wo, j, m, lanes);
             }
         }
     }
@@ -162,7 +170,7 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
     // Each row keeps two accumulators, for even and odd blocks, swapped after every block (one serial FMA chain
     // kept the loads from running ahead); their sum at the end does not depend on which one holds the last block.
 
-    private void q8One(long wo, int j, int m) {
+    private void q8One(long wo, int j, int m, MemorySegment lanes) {
         MemorySegment w = this.w;
         MemorySegment x = this.x;
         long xo = (long) m * k * 4;
@@ -180,10 +188,11 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
             acc = other;
             other = t;
         }
-        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(acc.add(other)));
+        acc.add(other).intoMemorySegment(lanes, 0, LE);
+        storeLaneSums(lanes, j, m, 1);
     }
 
-    private void q8Pair(long wo, int j, int m) {
+    private void q8Pair(long wo, int j, int m, MemorySegment lanes) {
         MemorySegment w = this.w;
         MemorySegment x = this.x;
         long xa = (long) m * k * 4;
@@ -212,14 +221,15 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
             accB = otherB;
             otherB = tb;
         }
-        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(accA.add(otherA)));
-        y.setAtIndex(LE_FLOAT, (long) (m + 1) * n + j, VectorMath.sumLanes(accB.add(otherB)));
+        accA.add(otherA).intoMemorySegment(lanes, 0, LE);
+        accB.add(otherB).intoMemorySegment(lanes, 4L * L, LE);
+        storeLaneSums(lanes, j, m, 2);
     }
 
     /**
      * Four rows of x sharing each decoded vector (batched decode, prefill): per row, q8One's operations. The four
-     * sums leave through {@code lanes} (native scratch) and are added lane by lane in lane order, as
-     * {@link VectorMath#sumLanes} adds them: four inlined lane sums outgrew C2's inlining budget here.
+     * sums leave through {@code lanes} and are added lane by lane in lane order, as {@link VectorMath#sumLanes}
+     * adds them.
      */
     private void q8Quad(long wo, int j, int m, MemorySegment lanes) {
         MemorySegment w = this.w;
@@ -263,11 +273,10 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
         a1.add(o1).intoMemorySegment(lanes, 4L * L, LE);
         a2.add(o2).intoMemorySegment(lanes, 8L * L, LE);
         a3.add(o3).intoMemorySegment(lanes, 12L * L, LE);
-        storeLaneSums(lanes, j, m);
+        storeLaneSums(lanes, j, m, 4);
     }
 
-    private void q4Rows(int from, int to) {
-        MemorySegment lanes = rows >= 4 ? rowScratch.get() : null;
+    private void q4Rows(int from, int to, MemorySegment lanes) {
         for (int j = from; j < to; j++) {
             long wo = j * rowBytes;
             int m = 0;
@@ -277,10 +286,10 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
                 q4Quad(wo, j, m, lanes);
             }
             for (; Q4_HALF == 1 && m + 1 < rows; m += 2) {
-                q4Pair(wo, j, m);
+                q4Pair(wo, j, m, lanes);
             }
             for (; m < rows; m++) {
-                q4One(wo, j, m);
+                q4One(wo, j, m, lanes);
             }
         }
     }
@@ -321,12 +330,12 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
         a1.add(o1).intoMemorySegment(lanes, 4L * L, LE);
         a2.add(o2).intoMemorySegment(lanes, 8L * L, LE);
         a3.add(o3).intoMemorySegment(lanes, 12L * L, LE);
-        storeLaneSums(lanes, j, m);
+        storeLaneSums(lanes, j, m, 4);
     }
 
-    /** {@code y[m + r, j]} = the lanes of vector r in {@code lanes} added in lane order, r < 4. */
-    private void storeLaneSums(MemorySegment lanes, int j, int m) {
-        for (int r = 0; r < 4; r++) {
+    /** {@code y[m + r, j]} = the lanes of vector r in {@code lanes} added in lane order, r < count. */
+    private void storeLaneSums(MemorySegment lanes, int j, int m, int count) {
+        for (int r = 0; r < count; r++) {
             float sum = lanes.get(LE_FLOAT, 4L * L * r);
             for (int i = 1; i < L; i++) {
                 sum += lanes.get(LE_FLOAT, 4L * (L * r + i));
@@ -353,7 +362,7 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
      * elements {@code [h L, h L + L)}, of the high nibbles {@code [16 + h L, ...)}; the block's products are
      * accumulated in element order.
      */
-    private void q4One(long wo, int j, int m) {
+    private void q4One(long wo, int j, int m, MemorySegment lanes) {
         long xo = (long) m * k * 4;
         MemorySegment w = this.w;
         MemorySegment x = this.x;
@@ -375,10 +384,11 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
             acc = other;
             other = t;
         }
-        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(acc.add(other)));
+        acc.add(other).intoMemorySegment(lanes, 0, LE);
+        storeLaneSums(lanes, j, m, 1);
     }
 
-    private void q4Pair(long wo, int j, int m) {
+    private void q4Pair(long wo, int j, int m, MemorySegment lanes) {
         MemorySegment w = this.w;
         MemorySegment x = this.x;
         long xa = (long) m * k * 4;
@@ -415,8 +425,9 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
             accB = otherB;
             otherB = tb;
         }
-        y.setAtIndex(LE_FLOAT, (long) m * n + j, VectorMath.sumLanes(accA.add(otherA)));
-        y.setAtIndex(LE_FLOAT, (long) (m + 1) * n + j, VectorMath.sumLanes(accB.add(otherB)));
+        accA.add(otherA).intoMemorySegment(lanes, 0, LE);
+        accB.add(otherB).intoMemorySegment(lanes, 4L * L, LE);
+        storeLaneSums(lanes, j, m, 2);
     }
 
     // ---------------------------------------------------------------- float rows
@@ -427,7 +438,7 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
      * added at the end, lanes in lane order: the same operations for a row whether it is paired or not. (Four
      * accumulators per row pushed the loop past C2's inlining node budget, and it then boxed vectors.)
      */
-    private void floatRows(MemorySegment seg, long wo, int j) {
+    private void floatRows(MemorySegment seg, long wo, int j, MemorySegment lanes) {
         int even = k / (2 * L) * (2 * L);
         boolean odd = even < F.loopBound(k);
         int m = 0;
@@ -451,8 +462,11 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
                 a0 = w0.fma(xAt(xa, even), a0);
                 b0 = w0.fma(xAt(xb, even), b0);
             }
-            finish(seg, wo, xa, m, j, a0.add(a1));
-            finish(seg, wo, xb, m + 1, j, b0.add(b1));
+            a0.add(a1).intoMemorySegment(lanes, 0, LE);
+            b0.add(b1).intoMemorySegment(lanes, 4L * L, LE);
+            storeLaneSums(lanes, j, m, 2);
+            finishTail(seg, wo, xa, m, j);
+            finishTail(seg, wo, xb, m + 1, j);
         }
         for (; m < rows; m++) {
             long xa = (long) m * k * 4;
@@ -465,17 +479,24 @@ public final class QuantMatMulKernel implements Kernel, RangeTask {
             if (odd) {
                 a0 = wAt(seg, wo, even).fma(xAt(xa, even), a0);
             }
-            finish(seg, wo, xa, m, j, a0.add(a1));
+            a0.add(a1).intoMemorySegment(lanes, 0, LE);
+            storeLaneSums(lanes, j, m, 1);
+            finishTail(seg, wo, xa, m, j);
         }
     }
 
-    /** The lane sum of {@code acc} (lane order), plus the scalar tail of the row, into {@code y[m, j]}. */
-    private void finish(MemorySegment seg, long wo, long xo, int m, int j, FloatVector acc) {
-        float sum = VectorMath.sumLanes(acc);
-        for (int i = F.loopBound(k); i < k; i++) {
+    /** Adds the scalar tail of the row (past the last whole vector) to the lane sum already in {@code y[m, j]}. */
+    private void finishTail(MemorySegment seg, long wo, long xo, int m, int j) {
+        int tail = F.loopBound(k);
+        if (tail == k) {
+            return;
+        }
+        long at = (long) m * n + j;
+        float sum = y.getAtIndex(LE_FLOAT, at);
+        for (int i = tail; i < k; i++) {
             sum = Math.fma(seg.get(LE_FLOAT, wo + 4L * i), x.get(LE_FLOAT, xo + 4L * i), sum);
         }
-        y.setAtIndex(LE_FLOAT, (long) m * n + j, sum);
+        y.setAtIndex(LE_FLOAT, at, sum);
     }
 
     private static FloatVector wAt(MemorySegment seg, long wo, int i) {
