@@ -102,7 +102,8 @@ final class GgufCommand implements Callable<Integer> {
                 + "q4_1, q5_0, q5_1. Default ${DEFAULT-VALUE}.")
         String type;
 
-        @Option(names = "--arch", description = "llama or qwen2 (q/k/v biases, qwen2 vocabulary).")
+        @Option(names = "--arch", description = "llama, qwen2 (q/k/v biases, qwen2 vocabulary) or qwen3 (RMSNorm"
+                + " of each query and key head, qwen2 vocabulary).")
         String arch;
 
         @Option(names = "--vocab", description = "spm, llama-bpe or qwen2.")
@@ -122,6 +123,9 @@ final class GgufCommand implements Callable<Integer> {
 
         @Option(names = "--ffn", description = "Feed-forward width.")
         Integer ffn;
+
+        @Option(names = "--head-dim", description = "Size of one head (default: width / heads).")
+        Integer headDim;
 
         @Option(names = "--tied", description = "Tie the output matrix to the embedding.")
         boolean tied;
@@ -157,20 +161,21 @@ final class GgufCommand implements Callable<Integer> {
                         + " (tiny, 100m, 1b)");
             };
             String a = arch != null ? arch : base.architecture();
-            String v = vocab != null ? vocab : a.equals("qwen2") ? "qwen2" : base.vocab();
+            String v = vocab != null ? vocab : a.startsWith("qwen") ? "qwen2" : base.vocab();
             SyntheticLlama s;
             try {
                 s = new SyntheticLlama(a, v, v.equals("spm") ? Math.max(base.vocabSize(), 600)
                     : base.vocabSize(), orElse(dim, base.dim()), orElse(layers, base.layers()),
                     orElse(heads, base.heads()), orElse(kvHeads, base.kvHeads()), orElse(ffn, base.ffnDim()),
-                    base.contextLength(), t, tied || base.tiedEmbeddings(), 0, seed);
+                    base.contextLength(), t, tied || base.tiedEmbeddings(), 0, seed, orElse(headDim, 0));
             } catch (IllegalArgumentException e) {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
             long bytes = s.write(out);
             PrintWriter w = spec.commandLine().getOut();
-            w.printf(Locale.ROOT, "%s: %s, %s weights, dim %d, %d layers, %d/%d heads, ffn %d, %d bytes%n", out,
-                    s.architecture(), t, s.dim(), s.layers(), s.heads(), s.kvHeads(), s.ffnDim(), bytes);
+            w.printf(Locale.ROOT, "%s: %s, %s weights, dim %d, %d layers, %d/%d heads of %d, ffn %d, %d bytes%n",
+                    out, s.architecture(), t, s.dim(), s.layers(), s.heads(), s.kvHeads(), s.headSize(), s.ffnDim(),
+                    bytes);
             w.flush();
             return 0;
         }

@@ -12,12 +12,28 @@ import org.junit.jupiter.api.io.TempDir;
 
 class GgufCommandTest {
     @Test
+    void synthQwen3_writesHeadNormsAndWideHeads(@TempDir Path dir) throws Exception {
+        Path m = dir.resolve("q3.gguf");
+        Cli w = Cli.rlx("gguf", "synth", m.toString(), "--arch", "qwen3", "--type", "f32", "--dim", "64",
+                "--layers", "1", "--heads", "4", "--kv-heads", "2", "--ffn", "96", "--head-dim", "32");
+        assertEquals(0, w.exit(), w.err());
+        assertTrue(w.out().contains("qwen3, F32 weights, dim 64, 1 layers, 4/2 heads of 32, ffn 96"), w.out());
+        try (GgufFile f = GgufFile.open(m)) {
+            assertEquals(128, f.tensor("blk.0.attn_q.weight").dim(1)); // 4 heads of 32 from a width of 64
+            assertEquals(32, f.tensor("blk.0.attn_k_norm.weight").dim(0));
+            assertEquals(32, f.metadata().getInt("qwen3.attention.key_length", 1, 1 << 20));
+        }
+        Cli g = Cli.rlx("generate", m.toString(), "hello", "--max-tokens", "4", "--temp", "0");
+        assertEquals(0, g.exit(), g.err());
+    }
+
+    @Test
     void synthThenInspect(@TempDir Path dir) throws Exception {
         Path m = dir.resolve("m.gguf");
         Cli w = Cli.rlx("gguf", "synth", m.toString(), "--type", "q4_0", "--dim", "64", "--layers", "1",
                 "--heads", "4", "--kv-heads", "2", "--ffn", "96");
         assertEquals(0, w.exit(), w.err());
-        assertTrue(w.out().contains("Q4_0 weights, dim 64, 1 layers, 4/2 heads, ffn 96"), w.out());
+        assertTrue(w.out().contains("Q4_0 weights, dim 64, 1 layers, 4/2 heads of 16, ffn 96"), w.out());
         try (GgufFile f = GgufFile.open(m)) {
             assertEquals(GgmlType.Q4_0, f.tensor("blk.0.attn_q.weight").type());
             assertEquals(32, f.tensor("blk.0.attn_k.weight").dim(1));

@@ -20,8 +20,8 @@ import java.util.List;
  *   <li>head: {@code x}, {@code att} -> the rest of the last layer, the rows {@code last} picks, final norm and
  *       LM head: logits {@code [S, vocab]}.
  * </ul>
- * q/k/v are RMSNorm, projection (+ bias for Qwen2) and, for q and k, RoPE with the {@code cos}/{@code sin} rows
- * of each token's position ({@code [T, headDim/2]} inputs).
+ * q/k/v are RMSNorm, projection (+ bias for Qwen2) and, for q and k, Qwen3's RMSNorm of each head, then RoPE
+ * with the {@code cos}/{@code sin} rows of each token's position ({@code [T, headDim/2]} inputs).
  */
 final class DecoderGraphs {
     private final LlamaConfig c;
@@ -31,9 +31,7 @@ final class DecoderGraphs {
     DecoderGraphs(LlamaConfig c, LlamaWeights w) {
         this.c = c;
         this.w = w;
-        // llama.cpp's NORM mode (adjacent pairs) for llama/mistral, whose q/k rows GGUF converters permute;
-        // NEOX (rotate-half) for qwen2
-        this.interleaved = !c.architecture().equals("qwen2");
+        this.interleaved = !c.neoxRope();
     }
 
     /** Stage {@code layer} for {@code tokens} rows: outputs (x unless layer 0), q, k, v. */
@@ -49,8 +47,10 @@ final class DecoderGraphs {
         Value sin = g.input("sin", Shape.of(DType.F32, tokens, c.headDim() / 2));
         String b = "blk." + layer + ".";
         Value h = g.rmsNorm(x, w.param(g, b + "attn_norm.weight"), c.rmsEps());
-        outs.add(rope(g, project(g, h, b + "attn_q"), c.heads(), cos, sin, tokens));
-        outs.add(rope(g, project(g, h, b + "attn_k"), c.kvHeads(), cos, sin, tokens));
+        outs.add(rope(g, headNorm(g, project(g, h, b + "attn_q"), b + "attn_q_norm.weight", c.heads(), tokens),
+                c.heads(), cos, sin, tokens));
+        outs.add(rope(g, headNorm(g, project(g, h, b + "attn_k"), b + "attn_k_norm.weight", c.kvHeads(), tokens),
+                c.kvHeads(), cos, sin, tokens));
         outs.add(project(g, h, b + "attn_v"));
         g.setOutputs(outs);
         return g;
@@ -70,6 +70,15 @@ final class DecoderGraphs {
 
     private Value project(Graph g, Value h, String base) {
         return w.qkvBias() ? w.linear(g, h, base + ".weight", base + ".bias") : w.linear(g, h, base + ".weight");
+    }
+
+    /** Qwen3: each head of {@code x} ({@code [T, heads * headDim]}) RMS-normed by {@code weight}; else x. */
+    private Value headNorm(Graph g, Value x, String weight, int heads, int tokens) {
+        if (!c.qkNorm()) {
+            return x;
+        }
+        Value perHead = g.reshape(x, tokens * heads, c.headDim());
+        return g.reshape(g.rmsNorm(perHead, w.param(g, weight), c.rmsEps()), tokens, heads * c.headDim());
     }
 
     private Value rope(Graph g, Value x, int heads, Value cos, Value sin, int tokens) {

@@ -4,7 +4,7 @@ import dev.rlx.llm.gguf.GgufFormatException;
 import dev.rlx.llm.gguf.GgufMetadata;
 
 /**
- * The hyperparameters of a llama-family decoder ({@code general.architecture} = llama, mistral or qwen2), read
+ * The hyperparameters of a llama-family decoder ({@code general.architecture} = llama, mistral, qwen2 or qwen3), read
  * from the architecture-prefixed GGUF keys with llama.cpp's defaults, and checked for consistency (heads divide
  * the width, KV heads divide the heads).
  *
@@ -16,6 +16,30 @@ public record LlamaConfig(String architecture, int vocabSize, int dim, int layer
                           int ropeOriginalContext, boolean qkvBias) {
     /** Upper bound on any one dimension read from a file, far above real models. */
     static final int MAX_DIM = 1 << 20;
+
+    /** The {@code general.architecture} values this decoder runs, as a message lists them. */
+    static final String ARCHITECTURES = "llama, mistral, qwen2, qwen3";
+
+    /** Whether {@code arch} is one of {@link #ARCHITECTURES}. */
+    static boolean supports(String arch) {
+        return switch (arch) {
+            case "llama", "mistral", "qwen2", "qwen3" -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * RoPE on the two halves of each head (llama.cpp's NEOX mode) for Qwen2 and Qwen3; adjacent pairs (NORM mode)
+     * for llama and mistral, whose q/k rows the GGUF converters permute to match.
+     */
+    public boolean neoxRope() {
+        return architecture.equals("qwen2") || architecture.equals("qwen3");
+    }
+
+    /** Qwen3's RMSNorm of each query and key head ({@code attn_q_norm}, {@code attn_k_norm}), before RoPE. */
+    public boolean qkNorm() {
+        return architecture.equals("qwen3");
+    }
 
     public LlamaConfig {
         if (dim <= 0 || heads <= 0 || kvHeads <= 0 || layers <= 0 || vocabSize <= 0 || ffnDim <= 0 || headDim <= 0) {
@@ -43,15 +67,20 @@ public record LlamaConfig(String architecture, int vocabSize, int dim, int layer
 
     public static LlamaConfig fromGguf(GgufMetadata m, int vocabSize) {
         String arch = m.getString("general.architecture");
-        if (!arch.equals("llama") && !arch.equals("mistral") && !arch.equals("qwen2")) {
+        if (!supports(arch)) {
             throw new GgufFormatException("general.architecture '" + arch + "' is not a llama-family decoder"
-                    + " (llama, mistral, qwen2)", -1);
+                    + " (" + ARCHITECTURES + ")", -1);
         }
         String p = arch + ".";
         int dim = m.getInt(p + "embedding_length", 1, MAX_DIM);
         int heads = m.getInt(p + "attention.head_count", 1, MAX_DIM);
         int kvHeads = m.getInt(p + "attention.head_count_kv", 1, MAX_DIM, heads);
         int headDim = m.getInt(p + "attention.key_length", 1, MAX_DIM, dim / heads);
+        int valueDim = m.getInt(p + "attention.value_length", 1, MAX_DIM, headDim);
+        if (valueDim != headDim) {
+            throw new GgufFormatException(p + "attention.value_length " + valueDim + " != key_length " + headDim
+                    + ": heads of values and keys of different sizes are not supported", -1);
+        }
         int rot = m.getInt(p + "rope.dimension_count", 1, MAX_DIM, headDim);
         if (rot != headDim) {
             throw new GgufFormatException(p + "rope.dimension_count " + rot + " != head dimension " + headDim

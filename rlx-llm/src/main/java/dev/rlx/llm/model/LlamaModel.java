@@ -129,9 +129,9 @@ public final class LlamaModel implements BatchForward {
         this.ownsFile = ownsFile;
         this.options = Objects.requireNonNull(options, "options");
         String arch = file.metadata().getString("general.architecture", "");
-        if (!arch.equals("llama") && !arch.equals("mistral") && !arch.equals("qwen2")) {
+        if (!LlamaConfig.supports(arch)) {
             throw new LlamaModelException(Reason.UNSUPPORTED_ARCHITECTURE, "general.architecture '" + arch
-                    + "' of " + file.source() + " is not a llama-family decoder (llama, mistral, qwen2)");
+                    + "' of " + file.source() + " is not a llama-family decoder (" + LlamaConfig.ARCHITECTURES + ")");
         }
         GgufTensor embd = file.find("token_embd.weight");
         if (embd == null) {

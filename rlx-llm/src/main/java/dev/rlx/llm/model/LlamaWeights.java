@@ -50,6 +50,10 @@ final class LlamaWeights implements AutoCloseable {
                     vector(file, b + "attn_k.bias", c.kvDim());
                     vector(file, b + "attn_v.bias", c.kvDim());
                 }
+                if (c.qkNorm()) {
+                    vector(file, b + "attn_q_norm.weight", c.headDim());
+                    vector(file, b + "attn_k_norm.weight", c.headDim());
+                }
                 matrix(file, b + "attn_output.weight", c.qDim(), c.dim(), true);
                 vector(file, b + "ffn_norm.weight", c.dim());
                 matrix(file, b + "ffn_gate.weight", c.dim(), c.ffnDim(), true);

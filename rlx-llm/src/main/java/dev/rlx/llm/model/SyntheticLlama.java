@@ -14,24 +14,43 @@ import java.util.SplittableRandom;
  * {@code 1/sqrt(fan_in)} and norms near 1, so activations stay in range through many layers and greedy decoding
  * is not decided by ties. The same spec and seed write the same bytes.
  *
+ * @param architecture "llama", "qwen2" (q/k/v biases) or "qwen3" (RMSNorm of each query and key head)
  * @param vocab "spm", "llama-bpe" or "qwen2": the tokenizer generated into the file
  * @param vocabSize tokens of a "spm" vocabulary, merges of a BPE one (the file's vocabulary is what results)
  * @param type how the 2-D weight matrices are stored; norms and biases stay F32, the embedding too unless
  *     {@code type} is F16, BF16 or F32
+ * @param headDim the size of a head, or 0 for {@code dim / heads}; any other size is written as
+ *     {@code attention.key_length} (Qwen3's heads are 128 wide whatever the width), so the attention projects
+ *     to {@code heads * headDim}
  */
 public record SyntheticLlama(String architecture, String vocab, int vocabSize, int dim, int layers, int heads,
                              int kvHeads, int ffnDim, int contextLength, GgmlType type, boolean tiedEmbeddings,
-                             float ropeScalingFactor, long seed) {
+                             float ropeScalingFactor, long seed, int headDim) {
     public SyntheticLlama {
         if (dim <= 0 || layers <= 0 || heads <= 0 || kvHeads <= 0 || ffnDim <= 0 || contextLength <= 0
-                || dim % heads != 0 || heads % kvHeads != 0 || (dim / heads) % 2 != 0) {
-            throw new IllegalArgumentException("dim " + dim + ", " + layers + " layers, " + heads + " heads over "
-                    + kvHeads + " KV heads, ffn " + ffnDim + ": sizes must be positive, heads must divide dim into"
-                    + " an even head size and KV heads must divide heads");
+                || headDim < 0 || (headDim == 0 && dim % heads != 0) || heads % kvHeads != 0
+                || (headDim == 0 ? dim / heads : headDim) % 2 != 0) {
+            throw new IllegalArgumentException("dim " + dim + ", " + layers + " layers, " + heads + " heads of "
+                    + (headDim == 0 ? "dim / heads" : headDim) + " over " + kvHeads + " KV heads, ffn " + ffnDim
+                    + ": sizes must be positive, the head size even (heads must divide dim when it is not given)"
+                    + " and KV heads must divide heads");
         }
-        if (!architecture.equals("llama") && !architecture.equals("qwen2")) {
-            throw new IllegalArgumentException("architecture " + architecture + " (llama, qwen2)");
+        if (!architecture.equals("llama") && !architecture.equals("qwen2") && !architecture.equals("qwen3")) {
+            throw new IllegalArgumentException("architecture " + architecture + " (llama, qwen2, qwen3)");
         }
+    }
+
+    /** Heads of {@code dim / heads}. */
+    public SyntheticLlama(String architecture, String vocab, int vocabSize, int dim, int layers, int heads,
+                          int kvHeads, int ffnDim, int contextLength, GgmlType type, boolean tiedEmbeddings,
+                          float ropeScalingFactor, long seed) {
+        this(architecture, vocab, vocabSize, dim, layers, heads, kvHeads, ffnDim, contextLength, type,
+                tiedEmbeddings, ropeScalingFactor, seed, 0);
+    }
+
+    /** The size of one head. */
+    public int headSize() {
+        return headDim == 0 ? dim / heads : headDim;
     }
 
     /** A small GQA model for tests (about 0.5M parameters). */
@@ -54,8 +73,13 @@ public record SyntheticLlama(String architecture, String vocab, int vocabSize, i
         w.putU32(p + "feed_forward_length", ffnDim);
         w.putU32(p + "attention.head_count", heads);
         w.putU32(p + "attention.head_count_kv", kvHeads);
-        w.putU32(p + "rope.dimension_count", dim / heads);
-        w.putF32(p + "rope.freq_base", architecture.equals("qwen2") ? 1_000_000f : 10_000f);
+        int hd = headSize();
+        if (headDim != 0) {
+            w.putU32(p + "attention.key_length", hd);
+            w.putU32(p + "attention.value_length", hd);
+        }
+        w.putU32(p + "rope.dimension_count", hd);
+        w.putF32(p + "rope.freq_base", architecture.startsWith("qwen") ? 1_000_000f : 10_000f);
         w.putF32(p + "attention.layer_norm_rms_epsilon", 1e-5f);
         if (ropeScalingFactor > 0) {
             w.putString(p + "rope.scaling.type", "llama3");
@@ -71,7 +95,7 @@ public record SyntheticLlama(String architecture, String vocab, int vocabSize, i
             default -> throw new IllegalArgumentException("vocab " + vocab + " (spm, llama-bpe, qwen2)");
         }
         int nVocab = w.arrayLength("tokenizer.ggml.tokens");
-        int hd = dim / heads;
+        int qDim = heads * hd;
         int kvDim = kvHeads * hd;
         GgmlType embType = type == GgmlType.F16 || type == GgmlType.BF16 ? type : GgmlType.F32;
         SplittableRandom seeds = new SplittableRandom(seed);
@@ -79,15 +103,19 @@ public record SyntheticLlama(String architecture, String vocab, int vocabSize, i
         for (int l = 0; l < layers; l++) {
             String b = "blk." + l + ".";
             norm(w, b + "attn_norm.weight", dim, seeds.split());
-            gauss(w, b + "attn_q.weight", type, new long[] {dim, dim}, 1 / Math.sqrt(dim), seeds.split());
+            gauss(w, b + "attn_q.weight", type, new long[] {dim, qDim}, 1 / Math.sqrt(dim), seeds.split());
             gauss(w, b + "attn_k.weight", type, new long[] {dim, kvDim}, 1 / Math.sqrt(dim), seeds.split());
             gauss(w, b + "attn_v.weight", type, new long[] {dim, kvDim}, 1 / Math.sqrt(dim), seeds.split());
             if (architecture.equals("qwen2")) {
-                gauss(w, b + "attn_q.bias", GgmlType.F32, new long[] {dim}, 0.1, seeds.split());
+                gauss(w, b + "attn_q.bias", GgmlType.F32, new long[] {qDim}, 0.1, seeds.split());
                 gauss(w, b + "attn_k.bias", GgmlType.F32, new long[] {kvDim}, 0.1, seeds.split());
                 gauss(w, b + "attn_v.bias", GgmlType.F32, new long[] {kvDim}, 0.1, seeds.split());
             }
-            gauss(w, b + "attn_output.weight", type, new long[] {dim, dim}, 1 / Math.sqrt(dim), seeds.split());
+            if (architecture.equals("qwen3")) {
+                norm(w, b + "attn_q_norm.weight", hd, seeds.split());
+                norm(w, b + "attn_k_norm.weight", hd, seeds.split());
+            }
+            gauss(w, b + "attn_output.weight", type, new long[] {qDim, dim}, 1 / Math.sqrt(qDim), seeds.split());
             norm(w, b + "ffn_norm.weight", dim, seeds.split());
             gauss(w, b + "ffn_gate.weight", type, new long[] {dim, ffnDim}, 1 / Math.sqrt(dim), seeds.split());
             gauss(w, b + "ffn_up.weight", type, new long[] {dim, ffnDim}, 1 / Math.sqrt(dim), seeds.split());

@@ -54,7 +54,13 @@ class LlamaModelTest {
                 Arguments.of("Q4_0 weights, GQA 8/2", new SyntheticLlama("llama", "spm", 600, 256, 2, 8, 2, 512,
                         512, GgmlType.Q4_0, false, 0, 9)),
                 Arguments.of("Q8_0 qwen2", new SyntheticLlama("qwen2", "qwen2", 300, 128, 2, 4, 2, 352, 512,
-                        GgmlType.Q8_0, true, 0, 10)));
+                        GgmlType.Q8_0, true, 0, 10)),
+                // Qwen3: RMSNorm of each q/k head before RoPE, and heads wider than width / heads (attention
+                // projects 128 -> 256 and back, as Qwen3-0.6B's 1024 -> 2048)
+                Arguments.of("qwen3 head norms, heads of 64", new SyntheticLlama("qwen3", "qwen2", 300, 128, 2, 4,
+                        2, 352, 512, GgmlType.F32, false, 0, 11, 64)),
+                Arguments.of("Q8_0 qwen3 tied", new SyntheticLlama("qwen3", "qwen2", 300, 128, 2, 4, 2, 352, 512,
+                        GgmlType.Q8_0, true, 0, 12)));
     }
 
     static int[] prompt(int n, int vocab, long seed) {

@@ -6,8 +6,8 @@ import dev.rlx.llm.gguf.GgufTensor;
 /**
  * A float64 forward pass of a llama-family decoder over a GGUF file's (dequantised) weights, written from the
  * model's definition to check RLX and llama.cpp against: RMSNorm, RoPE (adjacent pairs for llama/mistral,
- * halves for qwen2, as llama.cpp's NORM and NEOX modes), causal GQA attention, SwiGLU, Qwen2's q/k/v biases,
- * tied embeddings. One sequence, one token at a time, with a float64 KV cache.
+ * halves for qwen2 and qwen3, as llama.cpp's NORM and NEOX modes), causal GQA attention, SwiGLU, Qwen2's q/k/v
+ * biases, Qwen3's RMSNorm of each query and key head before RoPE, tied embeddings. One sequence, one token at a time, with a float64 KV cache.
  */
 public final class ReferenceLlama {
     private final LlamaConfig c;
@@ -21,8 +21,8 @@ public final class ReferenceLlama {
     private int pos;
 
     private record Layer(double[] attnNorm, double[][] wq, double[][] wk, double[][] wv, double[] bq, double[] bk,
-                         double[] bv, double[][] wo, double[] ffnNorm, double[][] gate, double[][] up,
-                         double[][] down) {}
+                         double[] bv, double[] qNorm, double[] kNorm, double[][] wo, double[] ffnNorm,
+                         double[][] gate, double[][] up, double[][] down) {}
 
     public ReferenceLlama(GgufFile f, int vocabSize, int maxTokens) {
         c = LlamaConfig.fromGguf(f.metadata(), vocabSize);
@@ -36,7 +36,7 @@ public final class ReferenceLlama {
             layers[l] = new Layer(vector(f.tensor(b + "attn_norm.weight")), matrix(f.tensor(b + "attn_q.weight")),
                     matrix(f.tensor(b + "attn_k.weight")), matrix(f.tensor(b + "attn_v.weight")),
                     optional(f, b + "attn_q.bias"), optional(f, b + "attn_k.bias"), optional(f, b + "attn_v.bias"),
-                    matrix(f.tensor(b + "attn_output.weight")), vector(f.tensor(b + "ffn_norm.weight")),
+                    optional(f, b + "attn_q_norm.weight"), optional(f, b + "attn_k_norm.weight"), matrix(f.tensor(b + "attn_output.weight")), vector(f.tensor(b + "ffn_norm.weight")),
                     matrix(f.tensor(b + "ffn_gate.weight")), matrix(f.tensor(b + "ffn_up.weight")),
                     matrix(f.tensor(b + "ffn_down.weight")));
         }
@@ -133,10 +133,19 @@ public final class ReferenceLlama {
         return f;
     }
 
+    /** Each head of {@code v} RMS-normed by {@code w} (one weight per element of a head), in place. */
+    private void normHeads(double[] v, double[] w) {
+        int hd = w.length;
+        for (int h = 0; h < v.length / hd; h++) {
+            double[] head = java.util.Arrays.copyOfRange(v, h * hd, (h + 1) * hd);
+            System.arraycopy(rmsNorm(head, w), 0, v, h * hd, hd);
+        }
+    }
+
     /** Rotates each head of {@code v} for position {@code p}. */
     private void rope(double[] v, int nHeads, int p) {
         int hd = c.headDim();
-        boolean neox = c.architecture().equals("qwen2");
+        boolean neox = c.architecture().equals("qwen2") || c.architecture().equals("qwen3");
         for (int h = 0; h < nHeads; h++) {
             for (int i = 0; i < hd / 2; i++) {
                 double theta = p * freq[i];
@@ -163,6 +172,10 @@ public final class ReferenceLlama {
             double[] q = matvec(L.wq, h, L.bq);
             double[] k = matvec(L.wk, h, L.bk);
             double[] v = matvec(L.wv, h, L.bv);
+            if (L.qNorm != null) {
+                normHeads(q, L.qNorm);
+                normHeads(k, L.kNorm);
+            }
             rope(q, c.heads(), pos);
             rope(k, c.kvHeads(), pos);
             keys[l][pos] = k;
