@@ -21,12 +21,15 @@ import dev.rlx.runtime.spi.CompileRequest;
 import dev.rlx.runtime.spi.DeviceAllocator;
 import dev.rlx.runtime.spi.DeviceBuffer;
 import dev.rlx.runtime.spi.HostExecutable;
+import dev.rlx.runtime.spi.WeightCopies;
 import dev.rlx.runtime.spi.WriteCount;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Builds a {@link CpuExecutable}: resolves every value of the plan to its bytes (an arena slice, a constant-pool
@@ -43,14 +46,18 @@ final class CpuCompiler implements LowerContext {
     private final OpRegistry ops;
     private final CompileOptions options;
     private final List<Reseedable> reseedables; // shared with body compilers: setRng reaches them too
-    private final Map<Value, WriteCount> writeCounts; // params that change only through the runtime's setters
-    private final long[] copyBudget; // bytes left for kernels' weight copies, shared with body compilers
+    private final Map<Value, WeightCopies> paramCopies; // params that change only through the runtime's setters
+    /** Copies of this graph's constants (held by the graph, bounded by a budget of its own), shared with bodies. */
+    private final ConstantCopies constantCopies;
+
+    /** The copies of one executable's constants: per constant value, in the executable's memory. */
+    private record ConstantCopies(Map<Value, WeightCopies> byValue, AtomicLong budget) {}
 
     private CpuCompiler(CpuMemory memory, MemoryPlan plan, MemorySegment arena, Parallel parallel, OpRegistry ops,
-                        CompileOptions options, List<Reseedable> reseedables, Map<Value, WriteCount> writeCounts,
-                        long[] copyBudget) {
-        this.writeCounts = writeCounts;
-        this.copyBudget = copyBudget;
+                        CompileOptions options, List<Reseedable> reseedables, Map<Value, WeightCopies> paramCopies,
+                        ConstantCopies constantCopies) {
+        this.paramCopies = paramCopies;
+        this.constantCopies = constantCopies;
         this.memory = memory;
         this.plan = plan;
         this.arena = arena;
@@ -66,8 +73,8 @@ final class CpuCompiler implements LowerContext {
         try {
             MemorySegment arena = memory.buffer(req.plan().arenaBytes());
             CpuCompiler c = new CpuCompiler(memory, req.plan(), arena, parallel, req.ops(), req.options(),
-                    new ArrayList<>(), req.writeCounts(),
-                    new long[] {traced ? copyBudgetBytes() : 0}); // constant folding runs once: no copies
+                    new ArrayList<>(), req.weightCopies(), new ConstantCopies(new IdentityHashMap<>(),
+                    new AtomicLong(traced ? WeightCopies.budgetBytes() : 0))); // constant folding runs once: no copies
             Tracer tracer = traced ? Tracer.fromSettings(req.graph().name()) : null;
             return c.build(req.graph(), req.params(), tracer, memory);
         } catch (RuntimeException e) {
@@ -124,30 +131,13 @@ final class CpuCompiler implements LowerContext {
         return parallel;
     }
 
-    /**
-     * The bytes a graph may spend on kernels' copies of its weights in their own layout: {@code RLX_PREPACK_MB}
-     * (default 256; 0 turns the copies off). A pre-packed matmul weight is a second copy of it, so a model whose
-     * f32 weights exceed the budget has only its first ones packed.
-     */
-    static long copyBudgetBytes() {
-        return Math.max(0, Rlx.intSetting("RLX_PREPACK_MB", 256)) * (1L << 20);
-    }
-
     @Override
-    public WriteCount writeCount(Value v) {
+    public WeightCopies weightCopies(Value v) {
         if (v.node().op() instanceof Op.Constant) {
-            return WriteCount.NEVER;
+            return constantCopies.byValue().computeIfAbsent(v,
+                    c -> new WeightCopies(WriteCount.NEVER, constantCopies.budget(), memory::scratch));
         }
-        return writeCounts.get(v);
-    }
-
-    @Override
-    public MemorySegment weightCopy(long bytes) {
-        if (bytes <= 0 || bytes > copyBudget[0]) {
-            return null;
-        }
-        copyBudget[0] -= bytes;
-        return memory.scratch(bytes);
+        return paramCopies.get(v);
     }
 
     @Override
@@ -183,7 +173,7 @@ final class CpuCompiler implements LowerContext {
         MemorySegment bodyArena = arena.asSlice(region.offset(), bodyPlan.arenaBytes());
         // traced as one op, the control-flow kernel that runs it; its memory is the enclosing executable's
         CpuExecutable exe = new CpuCompiler(memory, bodyPlan, bodyArena, parallel, ops, options, reseedables,
-                Map.of(), copyBudget).build(g, Map.of(), null, null);
+                Map.of(), constantCopies).build(g, Map.of(), null, null);
         List<Value> in = g.inputs();
         List<Value> out = g.outputs();
         return new SubProgram() {

@@ -2,6 +2,7 @@ package dev.rlx.cpu;
 
 import static dev.rlx.testkit.Close.assertClose;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.rlx.ir.DType;
@@ -200,12 +201,61 @@ class PrepackedWeightsTest {
         }
     }
 
+    /**
+     * A param's packed copy is the weight set's, made once for every graph that packs it the same way (a model at
+     * several shapes, or on several sessions), not one per graph; a different view of the weight (transposed)
+     * is a copy of its own.
+     */
     @Test
-    void weightCopiesCountAsTheGraphsMemory() {
+    void packedCopy_isTheWeightSets_oncePerLayout() {
+        int k = 256, n = 512;
+        Random r = new Random(8);
+        float[] w = random(r, k * n);
+        withPrepackMb("256", () -> {
+            try (Session s = new Session(Device.CPU); Session other = new Session(Device.CPU,
+                    CompileOptions.defaults().withThreads(1)); WeightSet ws = s.newWeightSet("shared")) {
+                CompiledGraph a = s.compile(linear(64, k, n, false), ws);
+                ws.set("w", w);
+                float[] xa = random(r, 64 * k);
+                float[] ya = a.run(Map.of("x", xa)).get(0);
+                long one = ws.copyBytes();
+                assertTrue(one >= 4L * k * n, "the packed " + k + "x" + n + " weight: " + one + " bytes");
+                CompiledGraph b = s.compile(linear(96, k, n, false), ws);
+                CompiledGraph c = other.compile(linear(64, k, n, false), ws);
+                float[] xb = random(r, 96 * k);
+                assertClose(reference(xb, w, 96, k, n, false), toDouble(b.run(Map.of("x", xb)).get(0)), 1e-6 * k,
+                        1e-5, "a second shape reading the shared packed copy");
+                assertArrayEquals(ya, c.run(Map.of("x", xa)).get(0), "another session's graph: the same bits");
+                assertEquals(one, ws.copyBytes(), "three graphs, one packed copy");
+                a.close();
+                b.close();
+                c.close();
+            }
+            return null;
+        });
+        withPrepackMb("0", () -> {
+            try (Session s = new Session(Device.CPU); WeightSet ws = s.newWeightSet("off")) {
+                CompiledGraph a = s.compile(linear(64, k, n, false), ws);
+                ws.set("w", w);
+                a.run(Map.of("x", random(r, 64 * k)));
+                assertEquals(0, ws.copyBytes(), "RLX_PREPACK_MB=0: no copies");
+                a.close();
+            }
+            return null;
+        });
+    }
+
+    /** A constant's packed copy is its graph's memory (constants are not in a weight set). */
+    @Test
+    void constantCopiesCountAsTheGraphsMemory() {
         int m = 64, k = 256, n = 512;
-        long withCopies = withPrepackMb("256", () -> deviceBytes(linear(m, k, n, false)));
-        long without = withPrepackMb("0", () -> deviceBytes(linear(m, k, n, false)));
-        assertTrue(withCopies - without >= 4L * k * n, "the packed copy of the " + k + "x" + n + " weight: "
+        float[] w = random(new Random(9), k * n);
+        Graph g = new Graph("const");
+        Value xv = g.input("x", Shape.of(DType.F32, m, k));
+        g.setOutputs(g.apply1(new Op.MatMul(false, false), xv, g.constant(w, k, n)));
+        long withCopies = withPrepackMb("256", () -> deviceBytes(g));
+        long without = withPrepackMb("0", () -> deviceBytes(g));
+        assertTrue(withCopies - without >= 4L * k * n, "the packed copy of the " + k + "x" + n + " constant: "
                 + withCopies + " vs " + without + " bytes");
     }
 

@@ -11,7 +11,7 @@ import dev.rlx.runtime.spi.CommandStream;
 import dev.rlx.runtime.spi.CompileRequest;
 import dev.rlx.runtime.spi.DeviceBuffer;
 import dev.rlx.runtime.spi.Executable;
-import dev.rlx.runtime.spi.WriteCount;
+import dev.rlx.runtime.spi.WeightCopies;
 import dev.rlx.runtime.weights.WeightLoader;
 import dev.rlx.runtime.weights.WeightTensor;
 import java.lang.foreign.MemorySegment;
@@ -107,15 +107,15 @@ public final class CompiledGraph implements AutoCloseable {
         try {
             checkLimits(graph, program.plan(), options.limits());
             Map<Value, DeviceBuffer> buffers = new IdentityHashMap<>();
-            Map<Value, WriteCount> counts = new IdentityHashMap<>();
+            Map<Value, WeightCopies> copies = new IdentityHashMap<>();
             bound.forEach((v, e) -> {
                 buffers.put(v, e.buffer);
-                if (!e.external) {
-                    counts.put(v, e.binding.writes);
+                if (e.copies != null) {
+                    copies.put(v, e.copies);
                 }
             });
             built = backend.compile(new CompileRequest(graph, program.plan(), options, OpRegistry.global(), buffers,
-                    counts));
+                    copies));
             this.exe = built;
             this.stream = backend.runtime().newStream();
             for (Value v : graph.inputs()) {

@@ -8,6 +8,7 @@ import dev.rlx.ir.Value;
 import dev.rlx.ir.limits.Limits;
 import dev.rlx.runtime.spi.DeviceAllocator;
 import dev.rlx.runtime.spi.DeviceBuffer;
+import dev.rlx.runtime.spi.WeightCopies;
 import dev.rlx.runtime.weights.WeightLoader;
 import dev.rlx.runtime.weights.WeightTensor;
 import java.lang.foreign.MemorySegment;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Named weights held once in one device's memory and shared, by reference, by every graph compiled against the
@@ -57,20 +59,29 @@ public final class WeightSet implements AutoCloseable {
     private boolean closed;
     private boolean freed;
 
-    /** One weight: its shape, its device buffer, the binding that writes it, and whether the set owns the buffer. */
+    /**
+     * One weight: its shape, its device buffer, the binding that writes it, whether the set owns the buffer, and
+     * the backends' copies of it in their own layouts (null for memory bound by reference, which can change under
+     * the graphs at any time).
+     */
     static final class Entry {
         final Shape shape;
         final DeviceBuffer buffer;
         final Binding binding;
         final boolean external;
+        final WeightCopies copies;
 
-        Entry(Shape shape, DeviceBuffer buffer, Binding binding, boolean external) {
+        Entry(Shape shape, DeviceBuffer buffer, Binding binding, boolean external, WeightCopies copies) {
             this.shape = shape;
             this.buffer = buffer;
             this.binding = binding;
             this.external = external;
+            this.copies = copies;
         }
     }
+
+    /** Bytes left for the weights' copies in backends' layouts, shared by the whole set. */
+    private final AtomicLong copyBudget = new AtomicLong(WeightCopies.budgetBytes());
 
     WeightSet(String name, Device device, DeviceAllocator allocator, Limits limits) {
         this.name = name;
@@ -104,6 +115,18 @@ public final class WeightSet implements AutoCloseable {
     /** Whether {@code weight} has been given data. */
     public synchronized boolean isSet(String weight) {
         return entry(weight).binding.isSet;
+    }
+
+    /**
+     * Bytes of host memory the backends' copies of the weights in their own layouts take (the CPU's pre-packed
+     * matmul weights: each once, however many graphs read it; at most {@code RLX_PREPACK_MB}).
+     */
+    public synchronized long copyBytes() {
+        long n = 0;
+        for (Entry e : entries.values()) {
+            n += e.copies == null ? 0 : e.copies.bytes();
+        }
+        return n;
     }
 
     /** Bytes of device memory the weights take (each counted once, however many graphs share it). */
@@ -189,7 +212,7 @@ public final class WeightSet implements AutoCloseable {
                     + " bytes but the buffer bound to it has " + buffer.byteSize());
         }
         Binding b = new Binding("param", weight, shape, "it is bound to memory its owner fills (WeightSet.bind)");
-        entries.put(weight, new Entry(shape, buffer, b, true));
+        entries.put(weight, new Entry(shape, buffer, b, true, null));
     }
 
     /** Declares {@code weight} with {@code t}'s shape if it is not there, then sets it from {@code t}. */
@@ -332,7 +355,7 @@ public final class WeightSet implements AutoCloseable {
         }
         DeviceBuffer buf = allocator.allocate(shape.byteSize());
         Binding b = new Binding("param", weight, shape, buf.host(), staged -> allocator.copyToDevice(staged, buf, 0));
-        e = new Entry(shape, buf, b, false);
+        e = new Entry(shape, buf, b, false, new WeightCopies(b.writes, copyBudget));
         entries.put(weight, e);
         return e;
     }
@@ -343,6 +366,7 @@ public final class WeightSet implements AutoCloseable {
             for (Entry e : entries.values()) {
                 if (!e.external) {
                     allocator.free(e.buffer);
+                    e.copies.free();
                 }
             }
         }

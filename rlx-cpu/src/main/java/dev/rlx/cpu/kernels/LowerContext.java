@@ -3,6 +3,7 @@ package dev.rlx.cpu.kernels;
 import dev.rlx.ir.Node;
 import dev.rlx.ir.Value;
 import dev.rlx.runtime.OpRegistry;
+import dev.rlx.runtime.spi.WeightCopies;
 import dev.rlx.runtime.spi.WriteCount;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
@@ -57,21 +58,12 @@ public interface LowerContext {
     SubProgram body(Node n, int index);
 
     /**
-     * How often {@code v}'s bytes have been written when they change only through the runtime's setters
-     * ({@link WriteCount#NEVER} for a constant), or null when they may change at any time (an activation, an
-     * input, memory bound by reference). A kernel that keeps a copy of {@code v} in its own layout refreshes it
-     * when the count moves.
+     * The copies of {@code v} in kernels' own layouts (a pre-packed matmul operand), when {@code v} changes only
+     * through the runtime's setters: a param's are shared with every graph that reads the weight, a constant's
+     * belong to this graph ({@link WriteCount#NEVER}). Null when {@code v} may change at any time (an activation,
+     * an input, memory bound by reference): the kernel then works from {@code v} itself.
      */
-    default WriteCount writeCount(Value v) {
-        return null;
-    }
-
-    /**
-     * Zeroed memory kept across runs for a kernel's copy of a weight in its own layout (a pre-packed matmul
-     * operand), or null when the graph's budget for such copies ({@code RLX_PREPACK_MB}) would be exceeded:
-     * the kernel then works from the weight itself. 64-byte aligned.
-     */
-    default MemorySegment weightCopy(long bytes) {
+    default WeightCopies weightCopies(Value v) {
         return null;
     }
 
@@ -121,13 +113,8 @@ public interface LowerContext {
             }
 
             @Override
-            public WriteCount writeCount(Value v) {
-                return replaced.containsKey(v) ? null : outer.writeCount(v);
-            }
-
-            @Override
-            public MemorySegment weightCopy(long bytes) {
-                return outer.weightCopy(bytes);
+            public WeightCopies weightCopies(Value v) {
+                return replaced.containsKey(v) ? null : outer.weightCopies(v);
             }
         };
     }

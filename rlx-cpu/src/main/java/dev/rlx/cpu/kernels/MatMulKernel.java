@@ -7,9 +7,11 @@ import dev.rlx.ir.Node;
 import dev.rlx.ir.Op;
 import dev.rlx.ir.Shape;
 import dev.rlx.runtime.CompileException;
-import dev.rlx.runtime.spi.WriteCount;
+import dev.rlx.runtime.spi.WeightCopies;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.Locale;
+import java.util.function.Consumer;
 
 /**
  * {@code numpy.matmul} with optional transposed operands: batched, with broadcast batch dims and rank-1
@@ -69,13 +71,14 @@ public final class MatMulKernel implements Kernel, RangeTask {
     private final WorkCursor cursor = new WorkCursor(); // pieces of C, taken by the parts as they finish
     /**
      * A weight B (a param written only through the runtime, or a constant) packed whole, once, instead of per
-     * call: MiniLM spent an eighth of its time packing its weights again on every run. Re-packed on the run after
-     * the weight is written ({@link #bWrites} moved past {@link #packedAt}); null when B may change between runs
-     * or the graph's budget for weight copies is spent.
+     * call: MiniLM spent an eighth of its time packing its weights again on every run. The packed copy is the
+     * weight's, shared with every graph that packs it the same way (a model at several shapes, on several
+     * threads), and re-packed on the first run after the weight is written; null when B may change between runs
+     * or the budget for weight copies is spent.
      */
-    private final MemorySegment packedB;
-    private final WriteCount bWrites;
-    private long packedAt = -1;
+    private final WeightCopies.Copy packedB;
+    private final MemorySegment packedMemory;     // packedB's memory
+    private final Consumer<MemorySegment> packB; // fills packedB from B, with this kernel's workspace
 
     private MatMulKernel(Node node, LowerContext ctx, boolean transA, boolean transB) {
         this.transA = transA;
@@ -163,10 +166,15 @@ public final class MatMulKernel implements Kernel, RangeTask {
                 workspaces[p] = Sgemm.Workspace.of(ctx.workspace(Sgemm.Workspace.bytes(cols)), cols);
             }
         }
-        WriteCount writes = path == Path.PACKED && native_ == null && oneB(offsets[1]) && k > 0
-                ? ctx.writeCount(node.inputs().get(1)) : null;
-        this.packedB = writes == null ? null : ctx.weightCopy(4 * Sgemm.packedWholeFloats(k, n));
-        this.bWrites = packedB == null ? null : writes;
+        WeightCopies copies = path == Path.PACKED && native_ == null && oneB(offsets[1]) && k > 0
+                ? ctx.weightCopies(node.inputs().get(1)) : null;
+        Sgemm.Mat b0 = bMats.length == 0 ? null : bMats[0];
+        // the key fixes what the packed bytes depend on besides B's: the packing and the view of B it reads
+        this.packedB = copies == null || b0 == null ? null : copies.copy(String.format(Locale.ROOT,
+                "sgemm.packWhole nr=%d k=%d n=%d at=%d rs=%d cs=%d", Sgemm.NR, k, n, b0.offset(), b0.rowStride(),
+                b0.colStride()), 4 * Sgemm.packedWholeFloats(k, n));
+        this.packedMemory = packedB == null ? null : packedB.memory();
+        this.packB = packedB == null ? null : dst -> Sgemm.packWhole(b0, k, n, dst, workspaces[0].tile());
     }
 
     /** Whether every batch reads the same B (a weight broadcast over A's batch). */
@@ -267,10 +275,8 @@ public final class MatMulKernel implements Kernel, RangeTask {
             runNative();
             return;
         }
-        if (bWrites != null && bWrites.get() != packedAt) {
-            long at = bWrites.get(); // read first: a write racing the packing is seen next run
-            Sgemm.packWhole(bMats[0], k, n, packedB, workspaces[0].tile());
-            packedAt = at;
+        if (packedB != null) {
+            packedB.refresh(packB);
         }
         cursor.reset(units, parts);
         if (splitK) {
@@ -381,8 +387,8 @@ public final class MatMulKernel implements Kernel, RangeTask {
                 if (hook != null) {
                     hook.batch = batch;
                 }
-                if (packedB != null) {
-                    Sgemm.multiplyPacked(am, packedB, k, c, cOff, n, r0, r1, c0, c1, workspaces[part], hook);
+                if (packedMemory != null) {
+                    Sgemm.multiplyPacked(am, packedMemory, k, c, cOff, n, r0, r1, c0, c1, workspaces[part], hook);
                 } else {
                     Sgemm.multiply(am, bm, c, cOff, n, r0, r1, c0, c1, 0, k, workspaces[part], hook);
                 }

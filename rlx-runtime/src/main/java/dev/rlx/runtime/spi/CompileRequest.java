@@ -11,18 +11,19 @@ import java.util.Map;
  * What a backend compiles: the optimised graph (every node claimed by the backend), its memory plan (bodies
  * of control-flow nodes included), the options, the registry to find custom-op kernels in, and the device
  * buffer bound to each of the graph's params (owned by a weight set, shared with other executables).
- * {@code writeCounts} holds, for each param whose bytes change only through the runtime's setters, how often
- * they have been written; a param without one (memory bound by reference, which its owner fills) may change
- * between any two runs.
+ * {@code weightCopies} holds, for each param whose bytes change only through the runtime's setters, its copies in
+ * backends' own layouts, shared with every other executable that reads the weight, and how often it has been
+ * written ({@link WeightCopies#writes()}); a param without one (memory bound by reference, which its owner fills)
+ * may change between any two runs.
  */
 public record CompileRequest(Graph graph, MemoryPlan plan, CompileOptions options, OpRegistry ops,
-                             Map<Value, DeviceBuffer> params, Map<Value, WriteCount> writeCounts) {
+                             Map<Value, DeviceBuffer> params, Map<Value, WeightCopies> weightCopies) {
     public CompileRequest {
         params = Map.copyOf(params);
-        writeCounts = Map.copyOf(writeCounts);
+        weightCopies = Map.copyOf(weightCopies);
     }
 
-    /** A request whose params have no write counts: every param may change between runs. */
+    /** A request whose params have no copies: every param may change between runs. */
     public CompileRequest(Graph graph, MemoryPlan plan, CompileOptions options, OpRegistry ops,
                           Map<Value, DeviceBuffer> params) {
         this(graph, plan, options, ops, params, Map.of());
