@@ -23,7 +23,9 @@ import java.util.Map;
  * }
  * }</pre>
  *
- * <p>Not thread-safe (it holds compiled graphs, which are used by one thread at a time).
+ * <p>Not thread-safe (it holds compiled graphs, which are used by one thread at a time). Several runners, one per
+ * thread, can share one copy of the weights: give each the same set ({@link #OnnxRunner(OnnxModel, Session,
+ * OnnxBinding, WeightSet)}); their compiles then upload each weight once, one compile at a time.
  */
 public final class OnnxRunner implements AutoCloseable {
     private final OnnxModel model;
@@ -31,6 +33,7 @@ public final class OnnxRunner implements AutoCloseable {
     private final OnnxBinding base;
     private final List<Variant> variants = new ArrayList<>();
     private final WeightSet weights;
+    private final boolean ownsWeights;
 
     /**
      * One compiled shape binding. The imported graph itself is not kept: its weights are in the shared set, and
@@ -45,10 +48,24 @@ public final class OnnxRunner implements AutoCloseable {
 
     /** A runner whose imports start from {@code base} (e.g. explicit symbolic dims). */
     public OnnxRunner(OnnxModel model, Session session, OnnxBinding base) {
+        this(model, session, base, session.newWeightSet("onnx model weights"), true);
+    }
+
+    /**
+     * A runner whose graphs read {@code shared}, a set on the session's device that other runners of the same
+     * model (on other threads, other sessions) read too; closing the runner leaves the set open. The set must
+     * hold only this model's weights: a weight is uploaded only if the set does not hold it yet.
+     */
+    public OnnxRunner(OnnxModel model, Session session, OnnxBinding base, WeightSet shared) {
+        this(model, session, base, java.util.Objects.requireNonNull(shared, "shared"), false);
+    }
+
+    private OnnxRunner(OnnxModel model, Session session, OnnxBinding base, WeightSet weights, boolean owns) {
         this.model = model;
         this.session = session;
         this.base = base;
-        this.weights = session.newWeightSet("onnx model weights");
+        this.weights = weights;
+        this.ownsWeights = owns;
     }
 
     /**
@@ -86,7 +103,7 @@ public final class OnnxRunner implements AutoCloseable {
 
     /**
      * What the runner holds in memory: per compiled shape its input shapes and arena bytes, then the shared
-     * weights once.
+     * weights and their packed copies, once.
      */
     public String memoryReport() {
         StringBuilder sb = new StringBuilder();
@@ -97,8 +114,10 @@ public final class OnnxRunner implements AutoCloseable {
             sb.append(String.format(Locale.ROOT, "%s: arena %,d bytes, own device memory %,d bytes, reads %,d bytes of"
                     + " weights%n", v.shapes().values(), c.arenaBytes(), c.deviceBytes(), c.weightBytes()));
         }
-        sb.append(String.format(Locale.ROOT, "%s%ntotal resident: %,d bytes (%d shape%s + weights once)%n", weights,
-                arenas + weights.byteSize(), variants.size(), variants.size() == 1 ? "" : "s"));
+        long copies = weights.copyBytes();
+        sb.append(String.format(Locale.ROOT, "%s%nweights packed for the kernels: %,d bytes, once%ntotal resident: %,d"
+                + " bytes (%d shape%s + weights once + packed once)%n", weights, copies,
+                arenas + weights.byteSize() + copies, variants.size(), variants.size() == 1 ? "" : "s"));
         return sb.toString();
     }
 
@@ -112,7 +131,13 @@ public final class OnnxRunner implements AutoCloseable {
         }
         OnnxBinding b = new OnnxBinding(shapes, base.dims(), inputs);
         OnnxGraph g = model.importGraph(b);
-        Variant v = new Variant(shapes, g.outputNames(), g.frozenInputs(), g.compile(session, session.defaults(), weights));
+        CompiledGraph compiled;
+        // one compile at a time per set: another runner's compile must not see a weight declared but not yet
+        // uploaded, and would otherwise upload it a second time
+        synchronized (weights) {
+            compiled = g.compile(session, session.defaults(), weights);
+        }
+        Variant v = new Variant(shapes, g.outputNames(), g.frozenInputs(), compiled);
         variants.add(v);
         return v;
     }
@@ -132,6 +157,8 @@ public final class OnnxRunner implements AutoCloseable {
             v.compiled().close();
         }
         variants.clear();
-        weights.close();
+        if (ownsWeights) {
+            weights.close();
+        }
     }
 }

@@ -29,12 +29,20 @@ public final class ExecutorModels {
         /** Programs compiled so far (each shape once, whichever instance asked first). */
         long compiles();
 
+        /** Bytes of weights the model holds for all its instances together, or -1 if it does not say. */
+        default long weightBytes() {
+            return -1;
+        }
+
         @Override
         void close();
     }
 
-    /** What this JVM holds of one model: loads (1 unless {@link #clear()} ran), instances made, compiles. */
-    public record Stats(String key, int loads, int instances, int idle, long compiles) {}
+    /**
+     * What this JVM holds of one model: loads (1 unless {@link #clear()} ran), instances made, compiles, and the
+     * bytes of weights (held once, whatever the number of instances; -1 if the model does not say).
+     */
+    public record Stats(String key, int loads, int instances, int idle, long compiles, long weightBytes) {}
 
     private record Entry(LoadedModel<?> model, ConcurrentHashMap<Integer, ConcurrentLinkedDeque<AutoCloseable>> idle,
                          AtomicInteger instances) {}
@@ -82,7 +90,7 @@ public final class ExecutorModels {
         Map<String, Stats> out = new TreeMap<>();
         ENTRIES.forEach((k, e) -> out.put(k, new Stats(k, LOADS.getOrDefault(k, new AtomicInteger()).get(),
                 e.instances().get(), e.idle().values().stream().mapToInt(ConcurrentLinkedDeque::size).sum(),
-                e.model().compiles())));
+                e.model().compiles(), e.model().weightBytes())));
         return out;
     }
 

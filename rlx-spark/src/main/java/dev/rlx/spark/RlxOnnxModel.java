@@ -1,6 +1,7 @@
 package dev.rlx.spark;
 
 import dev.rlx.ir.Tensor;
+import dev.rlx.onnx.OnnxBinding;
 import dev.rlx.onnx.OnnxModel;
 import dev.rlx.onnx.OnnxRunner;
 import dev.rlx.runtime.CompileCache;
@@ -58,11 +59,12 @@ record RlxOnnxModel(String path) implements Serializable {
     ExecutorModels.LoadedModel<Runner> load() {
         OnnxModel m = read();
         CompileCache cache = new CompileCache(RlxTextModel.CACHE_PROGRAMS);
+        SharedWeights weights = new SharedWeights("rlx-onnx " + path);
         return new ExecutorModels.LoadedModel<>() {
             @Override
             public Runner open(int threads) {
                 Session s = new Session(Device.CPU, CompileOptions.defaults().withThreads(threads), cache);
-                OnnxRunner r = new OnnxRunner(m, s);
+                OnnxRunner r = new OnnxRunner(m, s, OnnxBinding.none(), weights.set());
                 return new Runner() {
                     @Override
                     public Map<String, Tensor> run(Map<String, Tensor> inputs) {
@@ -83,8 +85,14 @@ record RlxOnnxModel(String path) implements Serializable {
             }
 
             @Override
+            public long weightBytes() {
+                return weights.set().byteSize();
+            }
+
+            @Override
             public void close() {
                 cache.clear();
+                weights.close();
             }
         };
     }

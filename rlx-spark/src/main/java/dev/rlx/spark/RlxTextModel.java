@@ -12,9 +12,10 @@ import dev.rlx.runtime.Session;
 import java.util.List;
 
 /**
- * all-MiniLM-L6-v2 on RLX's CPU backend: per JVM the parsed model, its tokenizer and a compile cache of its own;
- * per task a {@link SentenceEmbedder} on a session with the task's thread count, compiling through that cache,
- * so each batch shape is verified, optimised and planned once per JVM whichever task meets it first.
+ * all-MiniLM-L6-v2 on RLX's CPU backend: per JVM the parsed model, its tokenizer, a compile cache of its own and
+ * one copy of the weights; per task a {@link SentenceEmbedder} on a session with the task's thread count,
+ * compiling through that cache and reading those weights, so each batch shape is verified, optimised and planned
+ * once per JVM whichever task meets it first, and N concurrent tasks hold the weights once, not N times.
  *
  * @param model     the variant
  * @param maxLength tokens kept per text (0: the tokenizer's)
@@ -33,6 +34,7 @@ public record RlxTextModel(MiniLm model, int maxLength) implements TextModel {
         OnnxModel m = model.model();
         BertTokenizer tok = maxLength > 0 ? model.tokenizer().withMaxLength(maxLength) : model.tokenizer();
         CompileCache cache = new CompileCache(CACHE_PROGRAMS);
+        SharedWeights weights = new SharedWeights("rlx-embed " + model.name());
         return new Loaded() {
             @Override
             public BertTokenizer tokenizer() {
@@ -42,7 +44,7 @@ public record RlxTextModel(MiniLm model, int maxLength) implements TextModel {
             @Override
             public TextEncoder open(int threads) {
                 Session s = new Session(Device.CPU, CompileOptions.defaults().withThreads(threads), cache);
-                SentenceEmbedder e = new SentenceEmbedder(m, tok, s);
+                SentenceEmbedder e = new SentenceEmbedder(m, tok, s, weights.set());
                 return new TextEncoder() {
                     @Override
                     public float[][] embed(List<Encoding> batch, int seq) {
@@ -63,8 +65,14 @@ public record RlxTextModel(MiniLm model, int maxLength) implements TextModel {
             }
 
             @Override
+            public long weightBytes() {
+                return weights.set().byteSize();
+            }
+
+            @Override
             public void close() {
                 cache.clear();
+                weights.close();
             }
         };
     }

@@ -81,6 +81,8 @@ class EmbedTest {
         assertEquals(1, first.loads());
         assertTrue(first.instances() >= 1 && first.instances() <= 2, "one encoder per concurrent task: " + first);
         assertEquals(first.instances(), first.idle(), "every task gave its encoder back: " + first);
+        // all-MiniLM-L6-v2's f32 initializers once (OnnxRunnerWeightsTest), however many encoders the tasks made
+        assertEquals(90_261_504L, first.weightBytes(), "one copy of the weights for every encoder: " + first);
         // sequence buckets of 8 up to 128 tokens, batches of 32 or a power of two below
         assertTrue(first.compiles() >= 2 && first.compiles() <= 16 * 6, first.toString());
 

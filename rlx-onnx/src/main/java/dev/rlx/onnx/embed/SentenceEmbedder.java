@@ -1,6 +1,7 @@
 package dev.rlx.onnx.embed;
 
 import dev.rlx.ir.Tensor;
+import dev.rlx.onnx.OnnxBinding;
 import dev.rlx.onnx.OnnxImportException;
 import dev.rlx.onnx.OnnxModel;
 import dev.rlx.onnx.OnnxRunner;
@@ -8,6 +9,7 @@ import dev.rlx.onnx.OnnxValueInfo;
 import dev.rlx.onnx.text.BertTokenizer;
 import dev.rlx.onnx.text.Encoding;
 import dev.rlx.runtime.Session;
+import dev.rlx.runtime.WeightSet;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,13 +45,24 @@ public final class SentenceEmbedder implements AutoCloseable {
      *     and optionally {@code token_type_ids})
      */
     public SentenceEmbedder(OnnxModel model, BertTokenizer tokenizer, Session session) {
+        this(model, tokenizer, session, null);
+    }
+
+    /**
+     * An embedder whose graphs read {@code sharedWeights} (null: a set of its own), which other embedders of the
+     * same model, one per thread, share: the weights are held once (see {@link OnnxRunner}).
+     *
+     * @throws OnnxImportException if the model's inputs are not BERT's
+     */
+    public SentenceEmbedder(OnnxModel model, BertTokenizer tokenizer, Session session, WeightSet sharedWeights) {
         List<String> names = model.inputs().stream().map(OnnxValueInfo::name).toList();
         if (!names.contains("input_ids") || !names.contains("attention_mask") || !INPUTS.containsAll(names)) {
             throw new OnnxImportException("a sentence encoder takes input_ids, attention_mask and optionally "
                     + "token_type_ids, but this model's inputs are " + names);
         }
         this.tokenizer = tokenizer;
-        this.runner = new OnnxRunner(model, session);
+        this.runner = sharedWeights == null ? new OnnxRunner(model, session)
+                : new OnnxRunner(model, session, OnnxBinding.none(), sharedWeights);
         this.typeIds = names.contains("token_type_ids");
     }
 
