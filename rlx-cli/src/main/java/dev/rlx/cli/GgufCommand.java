@@ -106,7 +106,7 @@ final class GgufCommand implements Callable<Integer> {
                 + " of each query and key head, qwen2 vocabulary).")
         String arch;
 
-        @Option(names = "--vocab", description = "spm, llama-bpe or qwen2.")
+        @Option(names = "--vocab", description = "spm, or a BPE pre-tokenizer: llama-bpe, qwen2, smollm, gpt-2, default.")
         String vocab;
 
         @Option(names = "--dim", description = "Embedding width.")

@@ -15,7 +15,8 @@ import java.util.SplittableRandom;
  * is not decided by ties. The same spec and seed write the same bytes.
  *
  * @param architecture "llama", "qwen2" (q/k/v biases) or "qwen3" (RMSNorm of each query and key head)
- * @param vocab "spm", "llama-bpe" or "qwen2": the tokenizer generated into the file
+ * @param vocab "spm", or the {@code tokenizer.ggml.pre} of a byte-level BPE ("llama-bpe", "qwen2", "smollm",
+ *     "gpt-2", "default"...): the tokenizer generated into the file
  * @param vocabSize tokens of a "spm" vocabulary, merges of a BPE one (the file's vocabulary is what results)
  * @param type how the 2-D weight matrices are stored; norms and biases stay F32, the embedding too unless
  *     {@code type} is F16, BF16 or F32
@@ -91,8 +92,8 @@ public record SyntheticLlama(String architecture, String vocab, int vocabSize, i
         w.putU32("general.file_type", fileType(type));
         switch (vocab) {
             case "spm" -> SyntheticVocab.writeSpm(w, SyntheticVocab.DEFAULT_CORPUS, vocabSize);
-            case "llama-bpe", "qwen2" -> SyntheticVocab.writeBpe(w, SyntheticVocab.DEFAULT_CORPUS, vocabSize, vocab);
-            default -> throw new IllegalArgumentException("vocab " + vocab + " (spm, llama-bpe, qwen2)");
+            // any other name is a byte-level BPE split by that tokenizer.ggml.pre family (llama-bpe, qwen2, smollm...)
+            default -> SyntheticVocab.writeBpe(w, SyntheticVocab.DEFAULT_CORPUS, vocabSize, vocab);
         }
         int nVocab = w.arrayLength("tokenizer.ggml.tokens");
         int qDim = heads * hd;

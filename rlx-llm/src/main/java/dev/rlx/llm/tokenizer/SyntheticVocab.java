@@ -89,7 +89,8 @@ public final class SyntheticVocab {
 
     /**
      * Byte-level BPE (tokenizer.ggml.model = gpt2) with {@code merges} merges learnt from the corpus split by
-     * {@code pre} ("llama-bpe" or "qwen2"), and the special tokens of that family appended.
+     * {@code pre} (a {@code tokenizer.ggml.pre} family: "llama-bpe", "qwen2", "smollm", ...), and the special tokens
+     * of Qwen2 (for "qwen2") or Llama 3 (the others) appended.
      */
     public static void writeBpe(GgufWriter w, String corpus, int merges, String pre) {
         PreTokenizer p = PreTokenizer.of(pre);

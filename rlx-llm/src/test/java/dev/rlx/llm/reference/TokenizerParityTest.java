@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class TokenizerParityTest {
     @ParameterizedTest
-    @ValueSource(strings = {"spm", "llama-bpe", "qwen2"})
+    @ValueSource(strings = {"spm", "llama-bpe", "qwen2", "smollm", "gpt-2", "default"})
     void idsEqualLlamaCpp(String vocab, @TempDir Path dir) throws Exception {
         SyntheticLlama spec = new SyntheticLlama(vocab.equals("qwen2") ? "qwen2" : "llama", vocab,
                 vocab.equals("spm") ? 600 : 300, 64, 1, 2, 1, 128, 256, GgmlType.F32, false, 0, 1);
