@@ -152,6 +152,8 @@ public final class BenchMain {
         StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%n%-50s %14s %14s  %-12s %8s%n", "benchmark",
                 "rlx " + unit, "peer " + unit, "peer", "peer/rlx"));
         rows.forEach(r -> out.append(r).append('\n'));
+        out.append("(JMH ran each side in a fork of its own, apart in time: for a ratio, run the case with `paired`,"
+                + " which alternates RLX and the peer in one process and prints the quartiles)\n");
         return out.toString();
     }
 }

@@ -70,24 +70,36 @@ public class MiniLmBenchmark {
 
     /** [CLS], seeded random word-piece ids, [SEP]; mask all ones, token types zero. */
     static Map<String, long[]> tokens(int seq) {
-        Random r = new Random(seq);
-        long[] ids = new long[seq];
-        long[] mask = new long[seq];
-        for (int i = 0; i < seq; i++) {
-            ids[i] = i == 0 ? 101 : i == seq - 1 ? 102 : 1996 + r.nextInt(30522 - 1996);
-            mask[i] = 1;
+        return tokens(seq, 1);
+    }
+
+    /** {@code batch} rows of {@link #tokens(int)}'s kind, row b seeded by {@code seq + b} (row 0 as batch 1). */
+    static Map<String, long[]> tokens(int seq, int batch) {
+        long[] ids = new long[batch * seq];
+        long[] mask = new long[batch * seq];
+        for (int b = 0; b < batch; b++) {
+            Random r = new Random(seq + b);
+            for (int i = 0; i < seq; i++) {
+                ids[b * seq + i] = i == 0 ? 101 : i == seq - 1 ? 102 : 1996 + r.nextInt(30522 - 1996);
+                mask[b * seq + i] = 1;
+            }
         }
         Map<String, long[]> data = new LinkedHashMap<>();
         data.put("input_ids", ids);
         data.put("attention_mask", mask);
-        data.put("token_type_ids", new long[seq]);
+        data.put("token_type_ids", new long[batch * seq]);
         return data;
     }
 
     /** {@link #tokens} as the model's [1, seq] input tensors. */
     static Map<String, Tensor> inputs(Map<String, long[]> tokens, int seq) {
+        return inputs(tokens, 1, seq);
+    }
+
+    /** {@link #tokens(int, int)} as the model's [batch, seq] input tensors. */
+    static Map<String, Tensor> inputs(Map<String, long[]> tokens, int batch, int seq) {
         Map<String, Tensor> in = new LinkedHashMap<>();
-        tokens.forEach((k, v) -> in.put(k, Tensor.of(v, 1, seq)));
+        tokens.forEach((k, v) -> in.put(k, Tensor.of(v, batch, seq)));
         return in;
     }
 

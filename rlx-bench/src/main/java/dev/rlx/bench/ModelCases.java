@@ -21,7 +21,7 @@ import org.visnow.jlargearrays.ConcurrencyUtils;
 
 /**
  * Whole-model and FFT cases for the alternated runs ({@code ./rlx-bench/run paired minilm:fp32:128 fft:real:12}), timed
- * per call: {@code minilm:<fp32|int8>:<seq>} is all-MiniLM-L6-v2 on batch 1 against ONNX Runtime's CPU provider with
+ * per call: {@code minilm:<fp32|int8>:<seq>[x<batch>]} is all-MiniLM-L6-v2 (batch 1 unless given) against ONNX Runtime's CPU provider with
  * the same thread count (as {@link MiniLmBenchmark}), {@code minilm:int8-fp32:<seq>} RLX's int8 model against RLX's
  * fp32 one; {@code fft:<complex|real>:<log2 n>} (or {@code :n<length>} for any length, such as {@code fft:real:n4093})
  * is one-thread f32 FFT against JTransforms (as {@link FftBenchmark}, each call copying its input in).
@@ -36,11 +36,23 @@ final class ModelCases {
     static CpuSuiteCase.Info info(String id) {
         String[] p = id.split(":");
         if (p[0].equals("minilm")) {
-            return new CpuSuiteCase.Info("minilm " + p[1], "1x" + p[2], CpuSuiteCase.Unit.MS, 1,
+            int[] sb = seqBatch(p[2]);
+            return new CpuSuiteCase.Info("minilm " + p[1], sb[1] + "x" + sb[0], CpuSuiteCase.Unit.MS, 1,
                     p[1].equals(INT8_VS_FP32) ? "rlx fp32" : "onnxruntime");
         }
         return new CpuSuiteCase.Info("fft " + p[1], String.valueOf(fftLength(p[2])), CpuSuiteCase.Unit.MS, 1,
                 "jtransforms");
+    }
+
+    /** A MiniLM case's {seq, batch}: {@code <seq>} (batch 1) or {@code <seq>x<batch>} (a Spark job's batches). */
+    private static int[] seqBatch(String spec) {
+        String[] sb = spec.split("x");
+        int seq = Integer.parseInt(sb[0]);
+        int batch = sb.length > 1 ? Integer.parseInt(sb[1]) : 1;
+        if (seq < 2 || seq > 512 || batch < 1 || batch > 256) {
+            throw new IllegalArgumentException("minilm shape " + spec + ": sequence 2..512, batch 1..256");
+        }
+        return new int[] {seq, batch};
     }
 
     /** An FFT case's length: {@code n<length>} as written, else a power of two given by its log2. */
@@ -54,7 +66,7 @@ final class ModelCases {
 
     static CpuSuiteCase create(String id, int threads) throws Exception {
         String[] p = id.split(":");
-        return p[0].equals("minilm") ? miniLm(info(id), p[1], Integer.parseInt(p[2]), threads)
+        return p[0].equals("minilm") ? miniLm(info(id), p[1], seqBatch(p[2]), threads)
                 : fft(info(id), p[1].equals("complex"), fftLength(p[2]));
     }
 
@@ -64,15 +76,19 @@ final class ModelCases {
      */
     static final String INT8_VS_FP32 = "int8-fp32";
 
-    private static CpuSuiteCase miniLm(CpuSuiteCase.Info info, String model, int seq, int threads) throws Exception {
+    private static CpuSuiteCase miniLm(CpuSuiteCase.Info info, String model, int[] seqBatch, int threads)
+            throws Exception {
+        int seq = seqBatch[0];
+        int batch = seqBatch[1];
         if (model.equals(INT8_VS_FP32)) {
-            return rlxInt8VsFp32(info, seq, threads);
+            return rlxInt8VsFp32(info, seq, batch, threads);
         }
         MiniLm which = model.equals("int8") ? MiniLm.INT8 : MiniLm.FP32;
-        Map<String, long[]> data = MiniLmBenchmark.tokens(seq);
-        Map<String, Tensor> in = MiniLmBenchmark.inputs(data, seq);
+        Map<String, long[]> data = MiniLmBenchmark.tokens(seq, batch);
+        Map<String, Tensor> in = MiniLmBenchmark.inputs(data, batch, seq);
         CompiledGraph[] compiled = new CompiledGraph[1];
-        CpuSuiteCases.OrtPeer ort = CpuSuiteCases.OrtPeer.ofLongs(which.modelBytes(), data, new long[] {1, seq}, threads);
+        CpuSuiteCases.OrtPeer ort = CpuSuiteCases.OrtPeer.ofLongs(which.modelBytes(), data, new long[] {batch, seq},
+                threads);
         CpuSuiteCase c = new CpuSuiteCase(info, () -> compiled[0].run(), ort);
         c.own(ort);
         Session s = c.own(new Session(Device.CPU, CompileOptions.defaults().withThreads(threads)));
@@ -83,8 +99,8 @@ final class ModelCases {
         return c;
     }
 
-    private static CpuSuiteCase rlxInt8VsFp32(CpuSuiteCase.Info info, int seq, int threads) {
-        Map<String, Tensor> in = MiniLmBenchmark.inputs(MiniLmBenchmark.tokens(seq), seq);
+    private static CpuSuiteCase rlxInt8VsFp32(CpuSuiteCase.Info info, int seq, int batch, int threads) {
+        Map<String, Tensor> in = MiniLmBenchmark.inputs(MiniLmBenchmark.tokens(seq, batch), batch, seq);
         CompiledGraph[] compiled = new CompiledGraph[2];
         CpuSuiteCase c = new CpuSuiteCase(info, () -> compiled[0].run(), () -> compiled[1].run());
         Session s = c.own(new Session(Device.CPU, CompileOptions.defaults().withThreads(threads)));

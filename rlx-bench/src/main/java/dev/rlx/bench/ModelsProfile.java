@@ -58,17 +58,24 @@ final class ModelsProfile {
         }
     }
 
-    /** A corpus model by name, or {@code minilm:<fp32|int8>:<seq>}: all-MiniLM-L6-v2 on batch 1 (as in paired). */
+    /**
+     * A corpus model by name, or {@code minilm:<fp32|int8>:<seq>[x<batch>]}: all-MiniLM-L6-v2, batch 1 unless
+     * given (as in paired).
+     */
     private static RlxModel open(String name, int threads) {
         if (name.startsWith("minilm:")) {
             String[] p = name.split(":");
-            if (p.length != 3 || !(p[1].equals("fp32") || p[1].equals("int8")) || !p[2].matches("[1-9][0-9]{0,3}")) {
-                throw new IllegalArgumentException("expected minilm:<fp32|int8>:<sequence length>, got " + name);
+            if (p.length != 3 || !(p[1].equals("fp32") || p[1].equals("int8"))
+                    || !p[2].matches("[1-9][0-9]{0,3}(x[1-9][0-9]{0,2})?")) {
+                throw new IllegalArgumentException("expected minilm:<fp32|int8>:<sequence length>[x<batch>], got "
+                        + name);
             }
             MiniLm which = p[1].equals("int8") ? MiniLm.INT8 : MiniLm.FP32;
-            int seq = Integer.parseInt(p[2]);
-            return new RlxModel(which::model, MiniLmBenchmark.inputs(MiniLmBenchmark.tokens(seq), seq), threads,
-                    PrecisionPolicy.F32);
+            String[] sb = p[2].split("x");
+            int seq = Integer.parseInt(sb[0]);
+            int batch = sb.length > 1 ? Integer.parseInt(sb[1]) : 1;
+            return new RlxModel(which::model, MiniLmBenchmark.inputs(MiniLmBenchmark.tokens(seq, batch), batch, seq),
+                    threads, PrecisionPolicy.F32);
         }
         CorpusModel m = CorpusModel.corpus().stream().filter(c -> c.name().equals(name)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no corpus model " + name));
