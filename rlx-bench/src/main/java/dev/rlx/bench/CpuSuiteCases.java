@@ -54,7 +54,10 @@ final class CpuSuiteCases {
                 int n = Integer.parseInt(parts[1]);
                 yield gemmInfo("apisgemm", n, n, n);
             }
-            case "gemm" -> gemmInfo("gemm", 128, 384, 1536);
+            case "gemm" -> {
+                int[] mkn = gemmShape(parts);
+                yield gemmInfo("gemm", mkn[0], mkn[1], mkn[2]);
+            }
             case "gemv" -> gemmInfo("gemv", 1, 4096, 4096);
             case "softmax", "rmsnorm", "elementwise" -> new CpuSuiteCase.Info(
                     parts[0].equals("elementwise") ? "elementwise x*0.5+1" : parts[0], "4096x4096",
@@ -68,6 +71,25 @@ final class CpuSuiteCases {
                     2.0 * CHANNELS * CHANNELS * 9 * SIDE * SIDE / 1e9, "onnxruntime");
             default -> throw new IllegalArgumentException("unknown case " + id);
         };
+    }
+
+    /** {@code gemm} is the transformer shape 128x384 . 384x1536; {@code gemm:MxKxN} any other. */
+    private static int[] gemmShape(String[] parts) {
+        if (parts.length < 2 || parts[1].equals("128x384x1536")) {
+            return new int[] {128, 384, 1536};
+        }
+        String[] d = parts[1].split("x");
+        if (d.length != 3) {
+            throw new IllegalArgumentException("gemm shape " + parts[1] + ": expected MxKxN");
+        }
+        int[] mkn = new int[3];
+        for (int i = 0; i < 3; i++) {
+            mkn[i] = Integer.parseInt(d[i]);
+            if (mkn[i] < 1 || mkn[i] > 16384) {
+                throw new IllegalArgumentException("gemm shape " + parts[1] + ": dimensions 1..16384");
+            }
+        }
+        return mkn;
     }
 
     private static CpuSuiteCase.Info gemmInfo(String op, int m, int k, int n) {
@@ -87,7 +109,10 @@ final class CpuSuiteCases {
                 int n = Integer.parseInt(parts[1]);
                 yield apiGemm(info, n, threads);
             }
-            case "gemm" -> gemm(info, 128, 384, 1536, threads);
+            case "gemm" -> {
+                int[] mkn = gemmShape(parts);
+                yield gemm(info, mkn[0], mkn[1], mkn[2], threads);
+            }
             case "gemv" -> gemm(info, 1, 4096, 4096, threads);
             case "softmax", "rmsnorm", "elementwise" -> rows(info, parts[0], 4096, 4096, threads);
             case "attention" -> attention(info, Integer.parseInt(parts[1]), threads);

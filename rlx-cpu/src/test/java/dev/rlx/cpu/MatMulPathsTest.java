@@ -92,6 +92,50 @@ class MatMulPathsTest {
         }
     }
 
+    /**
+     * A batch of activations times one weight ({@code x [B, S, K] . W [K, N]}), which the kernel runs as one
+     * product of {@code B * S} rows, plain and with a bias-and-ReLU epilogue (fused by the optimiser), against
+     * the float64 product of each batch item; a transposed A keeps the batch loop.
+     */
+    @Test
+    void batchOverOneWeight_matchesEachItemsProduct_withAndWithoutEpilogue() {
+        int batch = 5, s = 7, k = 67, n = 131;
+        Random r = new Random(11);
+        for (boolean transA : new boolean[] {false, true}) {
+            for (boolean transB : new boolean[] {false, true}) {
+                for (boolean epilogue : new boolean[] {false, true}) {
+                    Ref a = transA ? Ref.random(r, -1, 1, batch, k, s) : Ref.random(r, -1, 1, batch, s, k);
+                    Ref w = transB ? Ref.random(r, -1, 1, n, k) : Ref.random(r, -1, 1, k, n);
+                    Ref bias = Ref.random(r, -1, 1, n);
+                    Graph g = new Graph("batched");
+                    Value av = g.input("a", Shape.of(DType.F32, a.dims()));
+                    Value y = g.apply1(new Op.MatMul(transA, transB), av,
+                            g.input("w", Shape.of(DType.F32, w.dims())));
+                    if (epilogue) {
+                        y = g.relu(g.add(y, g.input("bias", Shape.of(DType.F32, n))));
+                    }
+                    g.setOutputs(y);
+                    double[] want = new double[batch * s * n];
+                    for (int b = 0; b < batch; b++) {
+                        Ref item = Ref.zeros(transA ? k : s, transA ? s : k);
+                        System.arraycopy(a.data(), b * s * k, item.data(), 0, s * k);
+                        double[] c = ref(s, k, n, transA, transB, item, w).data();
+                        for (int i = 0; i < s * n; i++) {
+                            double v = epilogue ? Math.max(0, c[i] + bias.data()[i % n]) : c[i];
+                            want[b * s * n + i] = v;
+                        }
+                    }
+                    for (int threads : new int[] {1, 2}) {
+                        double[] got = Runner.run(g, epilogue ? Map.of("a", a, "w", w, "bias", bias)
+                                : Map.of("a", a, "w", w), threads).get(0);
+                        assertClose(want, got, 1e-6 * k, 1e-5, String.format("transA=%b transB=%b epilogue=%b"
+                                + " threads=%d", transA, transB, epilogue, threads));
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void splitKGemv_givesTheSameBitsOnEveryRun() {
         // blocks of K go to whichever thread is free; the partials are summed in block order, so the result

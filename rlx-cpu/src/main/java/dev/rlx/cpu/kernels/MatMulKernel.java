@@ -94,6 +94,7 @@ public final class MatMulKernel implements Kernel, RangeTask {
         Shape bs = bb.shape();
         int[] ad = as.rank() == 1 ? new int[] {1, as.dim(0)} : as.dims();
         int[] bd = bs.rank() == 1 ? new int[] {bs.dim(0), 1} : bs.dims();
+        ad = foldBatchIntoRows(ad, bd, transA);
         int ar = ad[ad.length - 2];
         int ac = ad[ad.length - 1];
         int br = bd[bd.length - 2];
@@ -227,6 +228,24 @@ public final class MatMulKernel implements Kernel, RangeTask {
             mm.hooks[p] = new Hook(mm, eval, rows, strides, p);
         }
         return mm;
+    }
+
+    /**
+     * A's batch over one B that every batch shares ({@code x [B, S, K] . W [K, N]}, a weight) as one product of
+     * {@code B * S} rows: A's batches lie one after another, as do C's, so {@code [B, S, K]} is {@code [B*S, K]}.
+     * As a batch of short products each took the few-row path and streamed all of B from memory once per batch
+     * item (MiniLM on a Spark batch of 32 texts of 8 tokens: 131 GFLOP/s in the FFN, against 229 as one
+     * 256-row product). The epilogue's rows are numbered across batches, so they are the same rows.
+     */
+    private static int[] foldBatchIntoRows(int[] ad, int[] bd, boolean transA) {
+        if (transA || bd.length != 2 || ad.length <= 2) {
+            return ad;
+        }
+        long rows = 1;
+        for (int i = 0; i < ad.length - 1; i++) {
+            rows *= ad[i];
+        }
+        return rows > Integer.MAX_VALUE ? ad : new int[] {(int) rows, ad[ad.length - 1]};
     }
 
     /** Element offsets of each broadcast batch's A and B (row-major over the broadcast batch dims). */
