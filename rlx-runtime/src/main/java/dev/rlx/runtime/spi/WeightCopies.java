@@ -19,8 +19,9 @@ import java.util.function.LongFunction;
 public final class WeightCopies {
     private final WriteCount writes;
     private final AtomicLong budget;
-    private final Arena arena; // null: memory from allocate, freed by its owner
-    private final LongFunction<MemorySegment> allocate;
+    private final boolean ownsMemory;
+    private final LongFunction<MemorySegment> allocate; // null when the memory is our own arena's
+    private Arena arena; // made on the first copy (most weights never get one; closing a shared arena is a handshake)
     private final Map<String, Copy> copies = new HashMap<>();
     private boolean freed;
 
@@ -28,15 +29,15 @@ public final class WeightCopies {
     public WeightCopies(WriteCount writes, AtomicLong budget) {
         this.writes = writes;
         this.budget = budget;
-        this.arena = Arena.ofShared();
-        this.allocate = bytes -> arena.allocate(bytes, 64);
+        this.ownsMemory = true;
+        this.allocate = null;
     }
 
     /** Copies in memory from {@code allocate} (zeroed, 64-byte aligned), which its owner frees. */
     public WeightCopies(WriteCount writes, AtomicLong budget, LongFunction<MemorySegment> allocate) {
         this.writes = writes;
         this.budget = budget;
-        this.arena = null;
+        this.ownsMemory = false;
         this.allocate = allocate;
     }
 
@@ -72,9 +73,19 @@ public final class WeightCopies {
         if (freed || bytes <= 0 || !take(bytes)) {
             return null;
         }
-        c = new Copy(allocate.apply(bytes), writes);
+        c = new Copy(allocateCopy(bytes), writes);
         copies.put(layout, c);
         return c;
+    }
+
+    private MemorySegment allocateCopy(long bytes) {
+        if (!ownsMemory) {
+            return allocate.apply(bytes);
+        }
+        if (arena == null) {
+            arena = Arena.ofShared();
+        }
+        return arena.allocate(bytes, 64);
     }
 
     private boolean take(long bytes) {
@@ -107,6 +118,7 @@ public final class WeightCopies {
         copies.clear();
         if (arena != null) {
             arena.close();
+            arena = null;
         }
     }
 
