@@ -14,7 +14,6 @@ import dev.rlx.opt.MemoryPlan;
 import dev.rlx.runtime.CompileException;
 import dev.rlx.runtime.CompileOptions;
 import dev.rlx.runtime.OpRegistry;
-import dev.rlx.runtime.Rlx;
 import dev.rlx.runtime.RngOptions;
 import dev.rlx.runtime.Tracer;
 import dev.rlx.runtime.spi.CompileRequest;
